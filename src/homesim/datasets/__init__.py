@@ -1,0 +1,1 @@
+"""Datasets: file formats, loaders, and importers of public data (ALFRED's trajectories)."""

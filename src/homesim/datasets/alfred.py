@@ -1,0 +1,140 @@
+"""ALFRED trajectories -> homesim episodes: initial state, goal, expert actions and human directives.
+
+The initial state follows ALFRED's `scene` record: movable objects at their `object_poses` (their ids
+are AI2-THOR's, derived from those positions), lamps per `object_toggles`, cleanable objects dirty
+when `dirty_and_empty`, the agent at `init_action`. AI2-THOR never records which receptacle holds an
+object; we take it from ALFRED's planner where it picked the object up (exact), else from geometry:
+the receptacle whose extent the object lies in, nearest its top surface.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from homesim.errors import DataError
+from homesim.scenes.alfred import initial_pickups, object_id, parse_object_id
+from homesim.tasks.alfred import AlfredGoal
+from homesim.world.actions import ACTIONS, ALIASES, INTERACT_ACTIONS, PUT, Action
+from homesim.world.catalog import Catalog, alfred_catalog
+from homesim.world.scene import Scene
+from homesim.world.state import AgentState, ObjectState, State
+
+PARENT_SEARCH_MARGIN = 0.3  # metres an object may lie outside a receptacle's extent and still be on it
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """One human annotation: a goal sentence and one step-by-step directive per sub-goal."""
+
+    task_desc: str
+    high_descs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class AlfredEpisode:
+    id: str
+    scene_id: str
+    initial_state: State
+    goal: AlfredGoal
+    expert_actions: tuple[Action, ...]
+    expert_subgoal_index: tuple[int, ...]  # ALFRED's high_idx of each expert action
+    annotations: tuple[Annotation, ...]
+
+
+def expert_actions(where: str, trajectory: dict) -> tuple[tuple[Action, ...], tuple[int, ...]]:
+    actions, subgoals = [], []
+    for i, low in enumerate(trajectory["plan"]["low_actions"]):
+        api = low.get("api_action", {})
+        name = ALIASES.get(api.get("action"), api.get("action"))
+        if name not in ACTIONS:
+            raise DataError(where, f"plan.low_actions[{i}].api_action.action", f"unknown action {api.get('action')!r}")
+        target = None
+        if name in INTERACT_ACTIONS:
+            key = "receptacleObjectId" if name == PUT else "objectId"
+            target = api.get(key)
+            if not target:
+                raise DataError(where, f"plan.low_actions[{i}].api_action.{key}", "missing")
+        actions.append(Action(name, target))
+        subgoals.append(int(low.get("high_idx", 0)))
+    return tuple(actions), tuple(subgoals)
+
+
+def _receptacle_cost(scene: Scene, receptacle_id: str, position: tuple[float, float, float]) -> tuple[float, float]:
+    """How far a position is outside a receptacle's extent, then how far below its top."""
+    box = scene.fixed[receptacle_id].box
+    outside = sum(max(lo - p, 0.0, p - hi) ** 2 for lo, p, hi in zip(box.lo, position, box.hi)) ** 0.5
+    return outside, abs(box.hi[1] - position[1])
+
+
+def guess_parent(scene: Scene, catalog: Catalog, cls: str, position: tuple[float, float, float]) -> str | None:
+    receptacles = [f.id for f in scene.fixed.values() if catalog.can_contain(f.cls, cls)]
+    if not receptacles:
+        return None
+    best = min(receptacles, key=lambda r: _receptacle_cost(scene, r, position))
+    return best if _receptacle_cost(scene, best, position)[0] <= PARENT_SEARCH_MARGIN else None
+
+
+def initial_state(where: str, trajectory: dict, scene: Scene, catalog: Catalog | None = None) -> State:
+    catalog = catalog or alfred_catalog()
+    record = trajectory["scene"]
+    toggled_on = {t["objectType"] for t in record.get("object_toggles", []) if t.get("isOn")}
+    objects = {f.id: ObjectState(f.id, f.cls, is_on=f.cls in toggled_on) for f in scene.fixed.values()}
+    dirty = bool(record.get("dirty_and_empty"))
+    for i, pose in enumerate(record.get("object_poses", [])):
+        try:
+            cls = pose["objectName"].split("_")[0]
+            position = (float(pose["position"]["x"]), float(pose["position"]["y"]), float(pose["position"]["z"]))
+        except (KeyError, TypeError, ValueError) as e:
+            raise DataError(where, f"scene.object_poses[{i}]", f"malformed pose: {e!r}") from e
+        if cls not in catalog.classes:
+            raise DataError(where, f"scene.object_poses[{i}].objectName", f"unknown object class {cls!r}")
+        oid = object_id(cls, position)
+        objects[oid] = ObjectState(
+            oid,
+            cls,
+            position=position,
+            parent=guess_parent(scene, catalog, cls, position),
+            is_open=catalog[cls].starts_open,
+            is_dirty=dirty and catalog[cls].cleanable,
+        )
+    # ALFRED's planner knows where the objects it picks up start: that overrides the geometric guess.
+    for oid, rcls, rpos in initial_pickups(trajectory):
+        holders = [o.id for o in objects.values() if o.cls == rcls and o.id != oid]
+        if oid in objects and holders:
+            nearest = min(holders, key=lambda h: sum((a - b) ** 2 for a, b in zip(parse_object_id(h)[1], rpos)))
+            objects[oid] = replace(objects[oid], parent=nearest)
+    init = record["init_action"]
+    agent = AgentState(x=float(init["x"]), z=float(init["z"]), yaw=int(round(init["rotation"])) % 360, horizon=int(round(init["horizon"])))
+    return State(objects=objects, agents=(agent,))
+
+
+def check_targets(where: str, actions: tuple[Action, ...], state: State, catalog: Catalog) -> None:
+    """Every object an expert action names must exist at the start, or be a piece of a sliceable one."""
+    for i, action in enumerate(actions):
+        if action.target is None or action.target in state.objects:
+            continue
+        whole, _, piece = action.target.rpartition("|")
+        cls = state.objects[whole].cls if whole in state.objects else None
+        if cls is None or not piece.startswith(f"{catalog[cls].sliced_class}_"):
+            raise DataError(where, f"plan.low_actions[{i}].api_action", f"object {action.target!r} is not in the scene")
+
+
+def episode_from_trajectory(where: str, trajectory: dict, scene: Scene, catalog: Catalog | None = None) -> AlfredEpisode:
+    catalog = catalog or alfred_catalog()
+    try:
+        goal = AlfredGoal.from_pddl_params(trajectory["task_type"], trajectory["pddl_params"])
+    except (KeyError, ValueError) as e:
+        raise DataError(where, "pddl_params", str(e)) from e
+    actions, subgoals = expert_actions(where, trajectory)
+    state = initial_state(where, trajectory, scene, catalog)
+    check_targets(where, actions, state, catalog)
+    anns = trajectory.get("turk_annotations", {}).get("anns", [])
+    return AlfredEpisode(
+        id=trajectory.get("task_id", where),
+        scene_id=scene.id,
+        initial_state=state,
+        goal=goal,
+        expert_actions=actions,
+        expert_subgoal_index=subgoals,
+        annotations=tuple(Annotation(a.get("task_desc", ""), tuple(a.get("high_descs", []))) for a in anns),
+    )

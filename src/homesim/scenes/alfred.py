@@ -1,0 +1,197 @@
+"""Rebuilds ALFRED's 120 AI2-THOR floor plans as homesim scenes from ALFRED's own files.
+
+Sources, per floor plan (each one's contribution is counted in `Scene.provenance`):
+* `FloorPlanN-layout.npy`: reachable agent positions. They are conservative (many expert paths leave
+  them), so the cells that ALFRED's trajectories start on and walk through are added.
+* `FloorPlanN-openable.json`: receptacle ids (AI2-THOR ids encode positions: `Class|x|y|z`) with the
+  pose each was verified usable from. Fixed objects only named by trajectories (faucets, lamps,
+  some drawers) are added from the trajectories' actions.
+* Extents: a class-sized box around each fixed object's position, grown to cover the initial
+  positions of objects ALFRED's planner picked up from it (`coordinateReceptacleObjectId`), which is
+  how a 3 m counter top gets its length.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from decimal import ROUND_HALF_UP, Decimal
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from homesim.errors import DataError
+from homesim.world.catalog import Catalog, alfred_catalog
+from homesim.world.scene import Box, FixedObject, Pose, Scene, to_cell
+
+CAMERA_ABOVE_AGENT = 0.675  # AI2-THOR's camera sits this far above the agent's reported y
+
+
+def parse_object_id(object_id: str) -> tuple[str, tuple[float, float, float]]:
+    """An AI2-THOR id `Class|x|y|z[|...]` -> (class, position). Sliced pieces and sink basins carry a suffix."""
+    parts = object_id.split("|")
+    if len(parts) < 4:
+        raise ValueError(f"{object_id!r} is not an AI2-THOR object id (Class|x|y|z)")
+    cls = parts[4].rsplit("_", 1)[0] if len(parts) > 4 else parts[0]
+    return cls, (float(parts[1]), float(parts[2]), float(parts[3]))
+
+
+def format_coordinate(v: float) -> str:
+    """AI2-THOR's id number format: sign, two digits, two decimals. Unity formats a float32, so the
+    value is first cut to 7 significant digits, then rounded half away from zero (-1.96499991 ->
+    -01.97); a negative value that rounds to zero loses its sign (-0.0015 -> 00.00)."""
+    rounded = Decimal(f"{v:.7g}").quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    if rounded == 0 and v < 0:
+        return "00.00"
+    return f"{'-' if rounded < 0 else '+'}{abs(rounded):05.2f}"
+
+
+def object_id(cls: str, position: dict | tuple) -> str:
+    x, y, z = (position["x"], position["y"], position["z"]) if isinstance(position, dict) else position
+    return f"{cls}|{format_coordinate(x)}|{format_coordinate(y)}|{format_coordinate(z)}"
+
+
+def floor_plan_number(floor_plan: str) -> int:
+    return int(floor_plan.removeprefix("FloorPlan"))
+
+
+def walked_cells(scene: dict, low_actions: list[dict]) -> list[tuple[int, int]]:
+    """The cells a trajectory stands on: its start and every MoveAhead's destination (dead reckoning)."""
+    init = scene["init_action"]
+    x, z, yaw = to_cell(init["x"], init["z"]) + (int(round(init["rotation"])) % 360,)
+    cells = [(x, z)]
+    for low in low_actions:
+        name = low["api_action"]["action"]
+        if name == "MoveAhead":
+            x += round(math.sin(math.radians(yaw)))
+            z += round(math.cos(math.radians(yaw)))
+            cells.append((x, z))
+        elif name in ("RotateLeft", "RotateRight"):
+            yaw = (yaw + (90 if name == "RotateRight" else -90)) % 360
+    return cells
+
+
+def fixed_box(cls: str, position: tuple[float, float, float], catalog: Catalog) -> Box:
+    """A class-sized box placed on a fixed object's AI2-THOR position, which sits at the bottom of
+    most classes (fridges, lamps, tables), mid-height of cabinets and drawers, at the top of counters."""
+    (x, y, z), (w, h, d) = position, catalog[cls].size
+    below = {"bottom": 0.0, "centre": h / 2, "top": h}[catalog[cls].pivot]
+    return Box((x - w / 2, y - below, z - d / 2), (x + w / 2, y - below + h, z + d / 2))
+
+
+@dataclass
+class _FloorPlanEvidence:
+    """What the trajectories of one floor plan say about it."""
+
+    cells_start: set = field(default_factory=set)
+    cells_walked: set = field(default_factory=set)
+    object_ids: set = field(default_factory=set)  # fixed objects the trajectories' actions name
+    support: list = field(default_factory=list)  # (receptacle class, receptacle coords, object position)
+    camera_heights: list = field(default_factory=list)
+
+
+def initial_pickups(trajectory: dict) -> list[tuple[str, str, tuple[float, float, float]]]:
+    """(object id, receptacle class, receptacle position) for each object ALFRED's planner picked up
+    from where the episode starts it (before the plan moved it)."""
+    moved, found = set(), []
+    for high in trajectory["plan"].get("high_pddl", []):
+        p = high.get("planner_action", {})
+        oid = p.get("objectId")
+        if p.get("action") == "PickupObject" and oid not in moved and "coordinateReceptacleObjectId" in p:
+            cls, coords = p["coordinateReceptacleObjectId"]
+            found.append((oid, cls, (coords[0] / 4, coords[4] / 4, coords[2] / 4)))
+        if oid:
+            moved.add(oid)
+    return found
+
+
+def gather_evidence(trajectories: Iterable[dict]) -> dict[str, _FloorPlanEvidence]:
+    evidence: dict[str, _FloorPlanEvidence] = defaultdict(_FloorPlanEvidence)
+    for t in trajectories:
+        e = evidence[t["scene"]["floor_plan"]]
+        cells = walked_cells(t["scene"], t["plan"]["low_actions"])
+        e.cells_start.add(cells[0])
+        e.cells_walked.update(cells[1:])
+        e.camera_heights.append(t["scene"]["init_action"].get("y", 0.9) + CAMERA_ABOVE_AGENT)
+        posed = {o["objectName"].split("_")[0] for o in t["scene"].get("object_poses", [])}
+        for low in t["plan"]["low_actions"]:
+            api = low["api_action"]
+            for key in ("objectId", "receptacleObjectId"):
+                oid = api.get(key)
+                if oid and oid.split("|")[0] not in posed:
+                    e.object_ids.add(oid)
+        for oid, rcls, rpos in initial_pickups(t):
+            _, opos = parse_object_id(oid)
+            e.support.append((rcls, rpos, opos))
+    return evidence
+
+
+def load_layout(layouts: Path, floor_plan: str) -> tuple[np.ndarray, list[str], dict]:
+    files = {kind: layouts / f"{floor_plan}-{kind}" for kind in ("layout.npy", "objects.json", "openable.json")}
+    for kind, file in files.items():
+        if not file.exists():
+            raise DataError(str(file), kind, f"missing: the layout files of {floor_plan} are not in {layouts}")
+    try:
+        points = np.load(files["layout.npy"])
+        classes = json.loads(files["objects.json"].read_text())
+        openable = json.loads(files["openable.json"].read_text())
+    except (ValueError, OSError) as e:
+        raise DataError(str(layouts / floor_plan), "layout files", f"unreadable: {e}") from e
+    if points.ndim != 2 or points.shape[1] != 2:
+        raise DataError(str(files["layout.npy"]), "layout.npy", f"expected an (N, 2) array, got shape {points.shape}")
+    return points, classes, openable
+
+
+def build_scene(floor_plan: str, layouts: Path, evidence: _FloorPlanEvidence, catalog: Catalog | None = None) -> Scene:
+    catalog = catalog or alfred_catalog()
+    points, _, openable = load_layout(layouts, floor_plan)
+    layout_cells = {to_cell(x, z) for x, z in points}
+    start_cells = evidence.cells_start - layout_cells
+    walked_cells_ = evidence.cells_walked - layout_cells - start_cells
+    reachable = frozenset(layout_cells | start_cells | walked_cells_)
+
+    poses: dict[str, tuple[Pose, ...]] = {}
+    for oid, (x, z, yaw, horizon) in openable.items():
+        poses[oid] = (Pose(float(x), float(z), int(yaw) % 360, int(horizon)),)
+    from_trajectories = {oid for oid in evidence.object_ids if oid not in poses}
+    boxes: dict[str, Box] = {}
+    for oid in list(poses) + sorted(from_trajectories):
+        cls, position = parse_object_id(oid)
+        if cls not in catalog.classes:
+            raise DataError(floor_plan, "object id", f"{oid!r} has unknown class {cls!r}")
+        boxes[oid] = fixed_box(cls, position, catalog)
+
+    grown = 0
+    for rcls, rpos, opos in evidence.support:
+        candidates = [oid for oid in boxes if parse_object_id(oid)[0] == rcls]
+        if not candidates:
+            continue
+        rid = min(candidates, key=lambda oid: sum((a - b) ** 2 for a, b in zip(parse_object_id(oid)[1], rpos)))
+        box = boxes[rid]
+        if not all(lo <= p <= hi for lo, p, hi in zip(box.lo, opos, box.hi)):
+            boxes[rid] = box.union_point(opos)
+            grown += 1
+
+    fixed = {
+        oid: FixedObject(oid, parse_object_id(oid)[0], parse_object_id(oid)[1], box, poses.get(oid, ()))
+        for oid, box in boxes.items()
+    }
+    heights = evidence.camera_heights
+    return Scene(
+        id=floor_plan,
+        room_type=catalog.room_type_of_floor_plan(floor_plan_number(floor_plan)),
+        reachable=reachable,
+        fixed=fixed,
+        camera_height=float(np.median(heights)) if heights else catalog.agent["camera_height"],
+        provenance={
+            "cells_from_layout": len(layout_cells),
+            "cells_from_start_poses": len(start_cells),
+            "cells_from_expert_paths": len(walked_cells_),
+            "fixed_from_openable": len(poses),
+            "fixed_from_trajectories": len(from_trajectories),
+            "extents_grown_by_pickups": grown,
+        },
+    )

@@ -1,0 +1,1 @@
+"""Task definitions per suite: goals, goal conditions and what counts as success."""

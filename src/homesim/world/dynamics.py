@@ -1,0 +1,207 @@
+"""What each action does: `step(scene, state, action) -> (state', event)`, pure, no renderer.
+
+Each action is a small function that checks its preconditions and either returns the new state or
+a failure reason; a failed action leaves the state unchanged. The state effects ALFRED tracks are
+here too: a faucet turned on cleans what lies in its sink basin, a microwave turned on heats its
+contents, closing a fridge cools its contents (the `cleaned`/`heated`/`cooled` sets never shrink).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from homesim.world import actions as A
+from homesim.world.actions import Action, Event
+from homesim.world.catalog import Catalog, alfred_catalog
+from homesim.world.geometry import YAW_STEP, ahead, object_box, visible_point, why_not_visible
+from homesim.world.scene import Scene
+from homesim.world.state import State
+
+HORIZON_MIN, HORIZON_MAX = -30, 60
+
+
+class ActionFailed(Exception):
+    """Raised inside an action's function; `step` turns it into a failed event."""
+
+
+def step(scene: Scene, state: State, action: Action, agent: int = 0, catalog: Catalog | None = None) -> tuple[State, Event]:
+    """Applies one agent's action. Never raises for a failed action: the event says why it failed."""
+    catalog = catalog or alfred_catalog()
+    try:
+        new_state = _DYNAMICS[action.name](scene, state, catalog, agent, action.target)
+    except ActionFailed as failure:
+        return state, Event(action, False, str(failure))
+    return new_state, Event(action, True)
+
+
+def _target(scene: Scene, state: State, catalog: Catalog, agent: int, object_id: str, **need: bool) -> None:
+    """Checks that the object exists, has the capabilities in `need` and is visible to the agent."""
+    if object_id not in state.objects:
+        raise ActionFailed(f"no object {object_id!r} in the scene")
+    cls = catalog[state.objects[object_id].cls]
+    for capability, wanted in need.items():
+        if getattr(cls, capability) != wanted:
+            raise ActionFailed(f"{object_id} is not {capability}")
+    reason = why_not_visible(scene, state, catalog, agent, object_id)
+    if reason:
+        raise ActionFailed(reason)
+
+
+# --- navigation ---------------------------------------------------------------------------------
+
+
+def _move_ahead(scene: Scene, state: State, catalog: Catalog, agent: int, _: None) -> State:
+    me = state.agents[agent]
+    x, z = ahead(me)
+    if not scene.is_reachable(x, z):
+        raise ActionFailed(f"blocked: ({x:.2f}, {z:.2f}) is not reachable")
+    if any((o.x, o.z) == (x, z) for i, o in enumerate(state.agents) if i != agent):
+        raise ActionFailed(f"blocked: another agent stands at ({x:.2f}, {z:.2f})")
+    return state.with_agent(agent, replace(me, x=x, z=z))
+
+
+def _rotate(degrees: int) -> Callable:
+    def rotate(scene: Scene, state: State, catalog: Catalog, agent: int, _: None) -> State:
+        me = state.agents[agent]
+        return state.with_agent(agent, replace(me, yaw=(me.yaw + degrees) % 360))
+
+    return rotate
+
+
+def _look(degrees: int) -> Callable:
+    def look(scene: Scene, state: State, catalog: Catalog, agent: int, _: None) -> State:
+        me = state.agents[agent]
+        horizon = me.horizon + degrees
+        if not HORIZON_MIN <= horizon <= HORIZON_MAX:
+            raise ActionFailed(f"horizon {horizon} is outside [{HORIZON_MIN}, {HORIZON_MAX}]")
+        return state.with_agent(agent, replace(me, horizon=horizon))
+
+    return look
+
+
+# --- interaction --------------------------------------------------------------------------------
+
+
+def _pickup(scene: Scene, state: State, catalog: Catalog, agent: int, object_id: str) -> State:
+    me = state.agents[agent]
+    if me.held is not None:
+        raise ActionFailed(f"hand is full: already holding {me.held}")
+    _target(scene, state, catalog, agent, object_id, pickupable=True)
+    picked = replace(state.objects[object_id], parent=None, position=None)
+    return state.with_objects({object_id: picked}).with_agent(agent, replace(me, held=object_id))
+
+
+def _put(scene: Scene, state: State, catalog: Catalog, agent: int, receptacle_id: str) -> State:
+    me = state.agents[agent]
+    if me.held is None:
+        raise ActionFailed("nothing in hand to put")
+    _target(scene, state, catalog, agent, receptacle_id, receptacle=True)
+    receptacle, held = state.objects[receptacle_id], state.objects[me.held]
+    if catalog[receptacle.cls].openable and not receptacle.is_open:
+        raise ActionFailed(f"{receptacle_id} is closed")
+    # ALFRED puts with forceAction, so fixed receptacles take anything; a small movable one (a mug, a
+    # bowl) only takes what the compatibility table says fits in it.
+    if catalog[receptacle.cls].pickupable and not catalog.can_contain(receptacle.cls, held.cls):
+        raise ActionFailed(f"a {held.cls} cannot be put in/on a {receptacle.cls}")
+    spot = visible_point(object_box(scene, state, catalog, receptacle_id), me, scene.camera_height)
+    moved = {me.held: replace(held, parent=receptacle_id, position=spot)}
+    moved.update({d: replace(state.objects[d], position=spot) for d in state.descendants(me.held)})
+    return state.with_objects(moved).with_agent(agent, replace(me, held=None))
+
+
+def _open_close(opening: bool) -> Callable:
+    def open_close(scene: Scene, state: State, catalog: Catalog, agent: int, object_id: str) -> State:
+        _target(scene, state, catalog, agent, object_id, openable=True)
+        obj = state.objects[object_id]
+        if obj.is_open == opening:
+            raise ActionFailed(f"{object_id} is already {'open' if opening else 'closed'}")
+        state = state.with_objects({object_id: replace(obj, is_open=opening)})
+        if not opening and obj.cls == "Fridge":
+            state = _cool_fridge_contents(state)
+        return state
+
+    return open_close
+
+
+def _toggle(on: bool) -> Callable:
+    def toggle(scene: Scene, state: State, catalog: Catalog, agent: int, object_id: str) -> State:
+        _target(scene, state, catalog, agent, object_id, toggleable=True)
+        obj = state.objects[object_id]
+        if obj.is_on == on:
+            raise ActionFailed(f"{object_id} is already {'on' if on else 'off'}")
+        state = state.with_objects({object_id: replace(obj, is_on=on)})
+        if on and obj.cls == "Faucet":
+            state = _clean_sink_contents(scene, state, object_id)
+        elif on and obj.cls == "Microwave":
+            state = _heat_microwave_contents(state)
+        return state
+
+    return toggle
+
+
+def _slice(scene: Scene, state: State, catalog: Catalog, agent: int, object_id: str) -> State:
+    me = state.agents[agent]
+    if me.held is None or not catalog[state.objects[me.held].cls].slices:
+        raise ActionFailed("slicing needs a knife in hand")
+    _target(scene, state, catalog, agent, object_id, sliceable=True)
+    whole = state.objects[object_id]
+    cls = catalog[whole.cls]
+    if cls.sliced_class is None:
+        raise ActionFailed(f"a {whole.cls} cannot be sliced into pieces")
+    pieces = {
+        f"{object_id}|{cls.sliced_class}_{i}": replace(whole, id=f"{object_id}|{cls.sliced_class}_{i}", cls=cls.sliced_class)
+        for i in range(cls.slice_count)
+    }
+    return state.with_objects(pieces, removed=(object_id,))
+
+
+def _stop(scene: Scene, state: State, catalog: Catalog, agent: int, _: None) -> State:
+    return state
+
+
+# --- ALFRED's state tracking ----------------------------------------------------------------------
+
+
+def _clean_sink_contents(scene: Scene, state: State, faucet_id: str) -> State:
+    """The faucet cleans what lies in the sink basin closest to it (ALFRED's rule)."""
+    fx, _, fz = scene.fixed[faucet_id].position
+    basins = [o for o in state.objects.values() if o.cls == "SinkBasin" and o.id in scene.fixed]
+    if not basins:
+        return state
+    basin = min(basins, key=lambda b: (scene.fixed[b.id].position[0] - fx) ** 2 + (scene.fixed[b.id].position[2] - fz) ** 2)
+    contents = state.descendants(basin.id)
+    state = state.with_objects({i: replace(state.objects[i], is_dirty=False) for i in contents})
+    return replace(state, cleaned=state.cleaned | frozenset(contents))
+
+
+def _heat_microwave_contents(state: State) -> State:
+    """Turning a microwave on heats what is inside every microwave (ALFRED's rule)."""
+    contents = [d for o in state.objects.values() if o.cls == "Microwave" for d in state.descendants(o.id)]
+    state = state.with_objects({i: replace(state.objects[i], is_hot=True, is_cold=False) for i in contents})
+    return replace(state, heated=state.heated | frozenset(contents))
+
+
+def _cool_fridge_contents(state: State) -> State:
+    """Closing a fridge cools what is inside every fridge (ALFRED's rule)."""
+    contents = [d for o in state.objects.values() if o.cls == "Fridge" for d in state.descendants(o.id)]
+    state = state.with_objects({i: replace(state.objects[i], is_cold=True, is_hot=False) for i in contents})
+    return replace(state, cooled=state.cooled | frozenset(contents))
+
+
+_DYNAMICS: dict[str, Callable] = {
+    A.MOVE_AHEAD: _move_ahead,
+    A.ROTATE_LEFT: _rotate(-90),
+    A.ROTATE_RIGHT: _rotate(90),
+    A.LOOK_UP: _look(-15),
+    A.LOOK_DOWN: _look(15),
+    A.PICKUP: _pickup,
+    A.PUT: _put,
+    A.OPEN: _open_close(True),
+    A.CLOSE: _open_close(False),
+    A.TOGGLE_ON: _toggle(True),
+    A.TOGGLE_OFF: _toggle(False),
+    A.SLICE: _slice,
+    A.STOP: _stop,
+}
+assert set(_DYNAMICS) == set(A.ACTIONS)

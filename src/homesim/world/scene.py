@@ -1,0 +1,107 @@
+"""A scene: the static part of a house that many episodes share.
+
+Holds the reachable 0.25 m grid and the fixed objects (receptacles and appliances that never move:
+counters, fridges, faucets, lamps), each with its extent and the agent poses it is used from.
+Movable objects live in `State`; a scene is never modified by an episode.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+GRID_SIZE = 0.25
+
+
+def to_cell(x: float, z: float) -> tuple[int, int]:
+    """The grid cell of a floor position (AI2-THOR positions are multiples of 0.25 m)."""
+    return round(x / GRID_SIZE), round(z / GRID_SIZE)
+
+
+@dataclass(frozen=True)
+class Pose:
+    """An agent pose: position on the floor, yaw (0 = +z, 90 = +x) and camera horizon (+ = down)."""
+
+    x: float
+    z: float
+    yaw: int
+    horizon: int
+
+
+@dataclass(frozen=True)
+class Box:
+    """An axis-aligned extent in metres."""
+
+    lo: tuple[float, float, float]
+    hi: tuple[float, float, float]
+
+    @staticmethod
+    def around(position: tuple[float, float, float], size: tuple[float, float, float]) -> Box:
+        (x, y, z), (w, h, d) = position, size
+        return Box((x - w / 2, y - h / 2, z - d / 2), (x + w / 2, y + h / 2, z + d / 2))
+
+    def union_point(self, p: tuple[float, float, float]) -> Box:
+        return Box(tuple(map(min, self.lo, p)), tuple(map(max, self.hi, p)))
+
+
+@dataclass(frozen=True)
+class FixedObject:
+    """A receptacle or appliance that never moves; `position` is the one its AI2-THOR id encodes."""
+
+    id: str
+    cls: str
+    position: tuple[float, float, float]
+    box: Box
+    use_poses: tuple[Pose, ...] = ()
+
+
+@dataclass(frozen=True)
+class Scene:
+    id: str
+    room_type: str
+    reachable: frozenset[tuple[int, int]]
+    fixed: dict[str, FixedObject]
+    camera_height: float = 1.576  # metres above the floor (AI2-THOR's agent camera)
+    provenance: dict[str, int] = field(default_factory=dict, compare=False)  # how many cells/objects each source gave
+
+    def is_reachable(self, x: float, z: float) -> bool:
+        return to_cell(x, z) in self.reachable
+
+    def to_dict(self) -> dict:
+        return {
+            "id": self.id,
+            "room_type": self.room_type,
+            "camera_height": self.camera_height,
+            "reachable": sorted(self.reachable),
+            "fixed": [
+                {
+                    "id": f.id,
+                    "cls": f.cls,
+                    "position": list(f.position),
+                    "box": [list(f.box.lo), list(f.box.hi)],
+                    "use_poses": [[p.x, p.z, p.yaw, p.horizon] for p in f.use_poses],
+                }
+                for f in sorted(self.fixed.values(), key=lambda f: f.id)
+            ],
+            "provenance": self.provenance,
+        }
+
+    @staticmethod
+    def from_dict(d: dict) -> Scene:
+        fixed = {
+            f["id"]: FixedObject(
+                id=f["id"],
+                cls=f["cls"],
+                position=tuple(f["position"]),
+                box=Box(tuple(f["box"][0]), tuple(f["box"][1])),
+                use_poses=tuple(Pose(*p) for p in f["use_poses"]),
+            )
+            for f in d["fixed"]
+        }
+        return Scene(
+            id=d["id"],
+            room_type=d["room_type"],
+            reachable=frozenset(tuple(c) for c in d["reachable"]),
+            fixed=fixed,
+            camera_height=d["camera_height"],
+            provenance=d.get("provenance", {}),
+        )

@@ -1,0 +1,106 @@
+"""The dynamic world state: small, immutable, cheap to copy, hashable and JSON round-trippable.
+
+Every fact is stored once: a fixed object's place is in the `Scene`, a movable object's place is its
+`position` and `parent` here, and what an agent holds is `AgentState.held` (a held object has no
+parent and no position of its own; things inside it keep it as their parent).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field, replace
+
+HISTORY_SETS = ("cleaned", "heated", "cooled")
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectState:
+    id: str
+    cls: str
+    position: tuple[float, float, float] | None = None  # None for fixed objects (see Scene) and held ones
+    parent: str | None = None  # the receptacle it is in or on
+    is_open: bool = False
+    is_on: bool = False
+    is_dirty: bool = False
+    is_hot: bool = False
+    is_cold: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AgentState:
+    x: float
+    z: float
+    yaw: int  # degrees, one of 0, 90, 180, 270 (0 faces +z, 90 faces +x)
+    horizon: int  # camera pitch in degrees, positive looks down
+    held: str | None = None
+
+
+@dataclass(frozen=True)
+class State:
+    """Objects by id, agents (agent 0 is the one ALFRED drives), and ALFRED's history sets."""
+
+    objects: dict[str, ObjectState]
+    agents: tuple[AgentState, ...]
+    cleaned: frozenset[str] = field(default_factory=frozenset)
+    heated: frozenset[str] = field(default_factory=frozenset)
+    cooled: frozenset[str] = field(default_factory=frozenset)
+
+    def holder_of(self, object_id: str) -> int | None:
+        for i, agent in enumerate(self.agents):
+            if agent.held == object_id:
+                return i
+        return None
+
+    def children(self, receptacle_id: str) -> list[str]:
+        return [o.id for o in self.objects.values() if o.parent == receptacle_id]
+
+    def descendants(self, receptacle_id: str) -> list[str]:
+        """Everything in or on a receptacle, also inside things that are in it (an apple in a bowl in the fridge)."""
+        found, frontier = [], [receptacle_id]
+        while frontier:
+            kids = [o.id for o in self.objects.values() if o.parent in frontier]
+            found += kids
+            frontier = kids
+        return found
+
+    def ancestors(self, object_id: str) -> list[str]:
+        chain, parent = [], self.objects[object_id].parent
+        while parent is not None:
+            chain.append(parent)
+            parent = self.objects[parent].parent
+        return chain
+
+    def with_objects(self, changed: dict[str, ObjectState], removed: tuple[str, ...] = ()) -> State:
+        objects = {k: v for k, v in self.objects.items() if k not in removed} if removed else dict(self.objects)
+        objects.update(changed)
+        return replace(self, objects=objects)
+
+    def with_agent(self, index: int, agent: AgentState) -> State:
+        agents = list(self.agents)
+        agents[index] = agent
+        return replace(self, agents=tuple(agents))
+
+    def to_dict(self) -> dict:
+        return {
+            "objects": [asdict(o) for o in sorted(self.objects.values(), key=lambda o: o.id)],
+            "agents": [asdict(a) for a in self.agents],
+            **{name: sorted(getattr(self, name)) for name in HISTORY_SETS},
+        }
+
+    @staticmethod
+    def from_dict(d: dict) -> State:
+        objects = {}
+        for o in d["objects"]:
+            position = tuple(o["position"]) if o["position"] is not None else None
+            objects[o["id"]] = ObjectState(**{**o, "position": position})
+        return State(
+            objects=objects,
+            agents=tuple(AgentState(**a) for a in d["agents"]),
+            **{name: frozenset(d[name]) for name in HISTORY_SETS},
+        )
+
+    def stable_hash(self) -> str:
+        """A digest that is the same for equal states in every process and on every machine."""
+        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
