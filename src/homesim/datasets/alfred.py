@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from homesim.errors import DataError
-from homesim.scenes.alfred import initial_pickups, object_id, parse_object_id
+from homesim.scenes.alfred import fixed_box, initial_pickups, object_id, parse_object_id
 from homesim.tasks.alfred import AlfredGoal
 from homesim.world.actions import ACTIONS, ALIASES, INTERACT_ACTIONS, PUT, Action
 from homesim.world.catalog import Catalog, alfred_catalog
@@ -60,14 +60,15 @@ def expert_actions(where: str, trajectory: dict) -> tuple[tuple[Action, ...], tu
 
 
 def _receptacle_cost(scene: Scene, receptacle_id: str, position: tuple[float, float, float]) -> tuple[float, float]:
-    """How far a position is outside a receptacle's extent, then how far below its top."""
+    """Ranks the receptacles an object might start in: how far it lies outside the extent, then how
+    far below the top."""
     box = scene.fixed[receptacle_id].box
     outside = sum(max(lo - p, 0.0, p - hi) ** 2 for lo, p, hi in zip(box.lo, position, box.hi)) ** 0.5
     return outside, abs(box.hi[1] - position[1])
 
 
 def guess_parent(scene: Scene, catalog: Catalog, cls: str, position: tuple[float, float, float]) -> str | None:
-    receptacles = [f.id for f in scene.fixed.values() if catalog.can_contain(f.cls, cls)]
+    receptacles = [f.id for f in scene.fixed.values() if catalog[f.cls].receptacle and catalog.can_contain(f.cls, cls)]
     if not receptacles:
         return None
     best = min(receptacles, key=lambda r: _receptacle_cost(scene, r, position))
@@ -97,6 +98,7 @@ def initial_state(where: str, trajectory: dict, scene: Scene, catalog: Catalog |
             is_open=catalog[cls].starts_open,
             is_dirty=dirty and catalog[cls].cleanable,
         )
+    _nest_in_movable_receptacles(objects, catalog)
     # ALFRED's planner knows where the objects it picks up start: that overrides the geometric guess.
     for oid, rcls, rpos in initial_pickups(trajectory):
         holders = [o.id for o in objects.values() if o.cls == rcls and o.id != oid]
@@ -106,6 +108,26 @@ def initial_state(where: str, trajectory: dict, scene: Scene, catalog: Catalog |
     init = record["init_action"]
     agent = AgentState(x=float(init["x"]), z=float(init["z"]), yaw=int(round(init["rotation"])) % 360, horizon=int(round(init["horizon"])))
     return State(objects=objects, agents=(agent,))
+
+
+def _nest_in_movable_receptacles(objects: dict[str, ObjectState], catalog: Catalog) -> None:
+    """Objects lying within a bowl, cup, plate, pan, pot or box start inside it (a spoon in a cup).
+    A utensil's pivot may lie beyond the rim by up to half its length (its handle sticks out)."""
+    containers = [o for o in objects.values() if o.position is not None and catalog[o.cls].pickupable and catalog[o.cls].receptacle]
+    for o in list(objects.values()):
+        if o.position is None:
+            continue
+        reach = max(catalog[o.cls].size) / 2
+        inside = []
+        for c in containers:
+            box = fixed_box(c.cls, c.position, catalog)
+            (x, y, z), (x0, y0, z0), (x1, y1, z1) = o.position, box.lo, box.hi
+            if c.id != o.id and catalog.can_contain(c.cls, o.cls) and x0 - reach <= x <= x1 + reach and z0 - reach <= z <= z1 + reach and y0 - 0.02 <= y <= y1:
+                inside.append(c)
+        if inside:
+            holder = min(inside, key=lambda c: (c.position[0] - o.position[0]) ** 2 + (c.position[2] - o.position[2]) ** 2)
+            if objects[holder.id].parent != o.id:  # never nest two things in each other
+                objects[o.id] = replace(o, parent=holder.id)
 
 
 def check_targets(where: str, actions: tuple[Action, ...], state: State, catalog: Catalog) -> None:

@@ -82,6 +82,10 @@ def fixed_box(cls: str, position: tuple[float, float, float], catalog: Catalog) 
     return Box((x - w / 2, y - below, z - d / 2), (x + w / 2, y - below + h, z + d / 2))
 
 
+def _near(a: tuple[float, float, float], b: tuple[float, float, float], tolerance: float = 0.05) -> bool:
+    return all(abs(p - q) <= tolerance for p, q in zip(a, b))
+
+
 @dataclass
 class _FloorPlanEvidence:
     """What the trajectories of one floor plan say about it."""
@@ -90,6 +94,7 @@ class _FloorPlanEvidence:
     cells_walked: set = field(default_factory=set)
     object_ids: set = field(default_factory=set)  # fixed objects the trajectories' actions name
     support: list = field(default_factory=list)  # (receptacle class, receptacle coords, object position)
+    planner_receptacles: set = field(default_factory=set)  # (class, position) of receptacles the planner used
     camera_heights: list = field(default_factory=list)
 
 
@@ -126,6 +131,10 @@ def gather_evidence(trajectories: Iterable[dict]) -> dict[str, _FloorPlanEvidenc
         for oid, rcls, rpos in initial_pickups(t):
             _, opos = parse_object_id(oid)
             e.support.append((rcls, rpos, opos))
+        for high in t["plan"].get("high_pddl", []):
+            if "coordinateReceptacleObjectId" in high.get("planner_action", {}):
+                rcls, coords = high["planner_action"]["coordinateReceptacleObjectId"]
+                e.planner_receptacles.add((rcls, (coords[0] / 4, coords[4] / 4, coords[2] / 4)))
     return evidence
 
 
@@ -163,6 +172,16 @@ def build_scene(floor_plan: str, layouts: Path, evidence: _FloorPlanEvidence, ca
         if cls not in catalog.classes:
             raise DataError(floor_plan, "object id", f"{oid!r} has unknown class {cls!r}")
         boxes[oid] = fixed_box(cls, position, catalog)
+    # Receptacles only ALFRED's planner names (a stove burner objects start on): ids rebuilt from its coordinates.
+    # A basin's id carries its sink's position, not its own, so it matches the planner's basin loosely.
+    from_planner = 0
+    for rcls, rpos in sorted(evidence.planner_receptacles):
+        known = [(oid.count("|") > 3, parse_object_id(oid)[1]) for oid in boxes if parse_object_id(oid)[0] == rcls]
+        if any(_near(p, rpos, 0.6 if suffixed else 0.05) for suffixed, p in known):
+            continue
+        if rcls in catalog.classes and not catalog[rcls].pickupable:
+            boxes[object_id(rcls, rpos)] = fixed_box(rcls, rpos, catalog)
+            from_planner += 1
 
     grown = 0
     for rcls, rpos, opos in evidence.support:
@@ -192,6 +211,7 @@ def build_scene(floor_plan: str, layouts: Path, evidence: _FloorPlanEvidence, ca
             "cells_from_expert_paths": len(walked_cells_),
             "fixed_from_openable": len(poses),
             "fixed_from_trajectories": len(from_trajectories),
+            "fixed_from_planner": from_planner,
             "extents_grown_by_pickups": grown,
         },
     )

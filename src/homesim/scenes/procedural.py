@@ -1,0 +1,491 @@
+"""Procedural single rooms of ALFRED's four room types, so homesim runs with no downloaded data.
+
+A room is a rectangle (x from 0 to its width, z from 0 to its depth) furnished from a table per room
+type. Furniture comes in *units*: pieces that stand together against a wall (a counter top with the
+sink, basin, faucet and the cabinet under it) or free on the floor (a dining table). Units never
+overlap; the agent may stand on every 0.25 m cell inside the room that no unit covers. Each fixed
+object gets the pose ALFRED's `openable.json` would give it: the nearest reachable cell, facing it,
+from which it is visible. Movable objects go in or on fixed receptacles that ALFRED's compatibility
+table allows, where the receptacle's use pose sees them.
+
+Everything random comes from one `random.Random`, seeded from the room type and seed, so
+`generate_room(t, s)` is the same room in every process.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from dataclasses import dataclass
+
+from homesim.scenes.alfred import fixed_box, object_id
+from homesim.world.catalog import Catalog, alfred_catalog
+from homesim.world.geometry import VISIBILITY_DISTANCE, visible_point
+from homesim.world.scene import GRID_SIZE, Box, FixedObject, Pose, Scene
+from homesim.world.state import AgentState, ObjectState, State
+
+ROOM_TYPES = ("Kitchen", "Bathroom", "Bedroom", "LivingRoom")
+
+START_HORIZON = 30  # ALFRED starts every episode looking 30 degrees down
+HORIZONS = (30, 0, 45, 60, 15, -15, -30)  # a use pose's camera pitch, most ALFRED-like first
+YAWS = (0, 90, 180, 270)
+FLOOR_CLEARANCE = 0.5  # metres kept free around a free-standing unit, so the agent can walk round it
+PLACEMENT_TRIES = 40  # random spots tried per unit, and per movable object
+ROOM_ATTEMPTS = 30  # rooms tried before giving up (a required unit did not fit)
+SURFACE_PER_OBJECT = 0.06  # square metres of a receptacle's footprint each object it holds takes
+TWIN_CHANCE = 0.3  # chance a movable class gets a second instance (ALFRED's pick-two tasks need two)
+EPS = 1e-6
+
+
+# --- the furniture tables -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Part:
+    """One fixed object of a unit: its offsets `along` the wall and `out` from it (the unit's centre for a
+    free-standing unit), and `y`, the height of its AI2-THOR position (its class's pivot)."""
+
+    cls: str
+    along: float
+    out: float
+    y: float
+
+
+@dataclass(frozen=True)
+class Unit:
+    """Fixed objects that stand together; a free-standing unit goes on the floor, the rest against a wall."""
+
+    name: str
+    parts: tuple[Part, ...]
+    free_standing: bool = False
+
+
+@dataclass(frozen=True)
+class RoomPlan:
+    """How to furnish and fill one room type.
+
+    `furniture` lists (unit, needed, wanted): the room is rejected unless `needed` copies fit, and up to
+    `wanted` are tried. Every class in `always` is placed; the rest of `objects` is sampled from."""
+
+    side: tuple[float, float]  # min and max length of a wall, metres
+    furniture: tuple[tuple[Unit, int, int], ...]
+    always: tuple[str, ...]
+    objects: tuple[str, ...]
+    object_classes: tuple[int, int] = (10, 25)
+
+
+def _counter(*extras: Part) -> Unit:
+    """A 1.2 m kitchen counter with a drawer and a cabinet under it, and what stands on it."""
+    name = "counter" + "".join(f"+{p.cls}" for p in extras if p.y > 0.8)
+    base = (Part("CounterTop", 0.0, 0.35, 0.9), Part("Drawer", -0.3, 0.3, 0.7), Part("Cabinet", 0.3, 0.35, 0.4))
+    return Unit(name, base + extras)
+
+
+FRIDGE = Unit("fridge", (Part("Fridge", 0.0, 0.4, 0.0),))
+# The faucet stands right behind the basin: turning a faucet on cleans the closest SinkBasin's contents.
+KITCHEN_SINK = Unit("kitchen sink", (
+    Part("CounterTop", 0.0, 0.35, 0.9),
+    Part("Sink", 0.0, 0.45, 0.85),
+    Part("SinkBasin", 0.0, 0.45, 0.85),
+    Part("Faucet", 0.0, 0.1, 0.9),
+    Part("Cabinet", 0.0, 0.35, 0.4),
+))
+STOVE = Unit("stove", tuple(Part("StoveBurner", a, o, 0.9) for o in (0.2, 0.5) for a in (-0.2, 0.2)))
+COUNTER = _counter(Part("Cabinet", 0.0, 0.3, 1.75))  # and a wall cabinet above
+COUNTER_MICROWAVE = _counter(Part("Microwave", 0.25, 0.25, 0.9))
+COUNTER_COFFEE = _counter(Part("CoffeeMachine", -0.35, 0.2, 0.9), Part("Toaster", 0.3, 0.15, 0.9))
+DINING_TABLE = Unit("dining table", (Part("DiningTable", 0.0, 0.0, 0.0),), free_standing=True)
+GARBAGE = Unit("garbage can", (Part("GarbageCan", 0.0, 0.2, 0.0),))
+
+TOILET = Unit("toilet", (Part("Toilet", -0.15, 0.35, 0.0), Part("ToiletPaperHanger", 0.3, 0.05, 0.6)))
+VANITY = Unit("vanity", (
+    Part("CounterTop", 0.0, 0.35, 0.85),
+    Part("Sink", 0.0, 0.45, 0.8),
+    Part("SinkBasin", 0.0, 0.45, 0.8),
+    Part("Faucet", 0.0, 0.1, 0.85),
+    Part("Cabinet", 0.0, 0.35, 0.4),
+))
+BATHTUB = Unit("bathtub", (Part("Bathtub", 0.0, 0.4, 0.3), Part("BathtubBasin", 0.0, 0.4, 0.35)))
+TOWEL_HOLDER = Unit("towel holder", (Part("TowelHolder", 0.0, 0.05, 1.1),))
+HAND_TOWEL_HOLDER = Unit("hand towel holder", (Part("HandTowelHolder", 0.0, 0.05, 1.0),))
+SHELVES = Unit("shelves", (Part("Shelf", 0.0, 0.175, 0.5), Part("Shelf", 0.0, 0.175, 1.1)))
+
+BED = Unit("bed", (Part("Bed", 0.0, 1.0, 0.0),))
+SIDE_TABLE = Unit("side table", (Part("SideTable", 0.0, 0.25, 0.0), Part("Drawer", 0.0, 0.25, 0.5)))
+DRESSER = Unit("dresser", (
+    Part("Dresser", 0.0, 0.25, 0.0), Part("Drawer", -0.25, 0.25, 0.65), Part("Drawer", 0.25, 0.25, 0.65),
+))
+DESK = Unit("desk", (Part("Desk", 0.0, 0.3, 0.0), Part("DeskLamp", 0.4, 0.2, 0.75)))
+LAUNDRY_HAMPER = Unit("laundry hamper", (Part("LaundryHamper", 0.0, 0.25, 0.0),))
+
+SOFA = Unit("sofa", (Part("Sofa", 0.0, 0.45, 0.0),))
+ARMCHAIR = Unit("armchair", (Part("ArmChair", 0.0, 0.45, 0.0),))
+TV = Unit("tv stand", (Part("TVStand", 0.0, 0.2, 0.0), Part("Television", 0.0, 0.15, 0.5)))
+FLOOR_LAMP = Unit("floor lamp", (Part("FloorLamp", 0.0, 0.25, 0.0),))
+COFFEE_TABLE = Unit("coffee table", (Part("CoffeeTable", 0.0, 0.0, 0.0),), free_standing=True)
+OTTOMAN = Unit("ottoman", (Part("Ottoman", 0.0, 0.0, 0.0),), free_standing=True)
+
+ROOM_PLANS: dict[str, RoomPlan] = {
+    "Kitchen": RoomPlan(
+        side=(3.5, 6.0),
+        furniture=(
+            (FRIDGE, 1, 1), (KITCHEN_SINK, 1, 1), (STOVE, 1, 1), (COUNTER_MICROWAVE, 1, 1),
+            (COUNTER_COFFEE, 1, 1), (COUNTER, 1, 3), (GARBAGE, 1, 1), (DINING_TABLE, 0, 1),
+        ),
+        always=(
+            "Apple", "Bread", "Lettuce", "Potato", "Tomato", "Knife", "ButterKnife",
+            "Mug", "Bowl", "Plate", "Pot", "Pan",
+        ),
+        objects=(
+            "Egg", "Fork", "Spoon", "Spatula", "Ladle", "Cup", "Kettle", "SaltShaker", "PepperShaker",
+            "DishSponge", "SoapBottle", "WineBottle", "Glassbottle", "SprayBottle", "CellPhone", "CreditCard",
+        ),
+        object_classes=(15, 25),
+    ),
+    "Bathroom": RoomPlan(
+        side=(3.0, 4.5),
+        furniture=(
+            (TOILET, 1, 1), (VANITY, 1, 1), (BATHTUB, 1, 1), (TOWEL_HOLDER, 1, 1),
+            (GARBAGE, 1, 1), (HAND_TOWEL_HOLDER, 0, 1), (SHELVES, 0, 1),
+        ),
+        always=("SoapBar", "SoapBottle", "Towel", "HandTowel", "ToiletPaper", "Cloth", "SprayBottle"),
+        objects=("ToiletPaperRoll", "Candle", "TissueBox", "Plunger", "DishSponge", "PaperTowel"),
+    ),
+    "Bedroom": RoomPlan(
+        side=(3.5, 6.0),
+        furniture=(
+            (BED, 1, 1), (SIDE_TABLE, 1, 2), (DRESSER, 1, 1), (DESK, 1, 1), (SHELVES, 1, 1),
+            (GARBAGE, 1, 1), (LAUNDRY_HAMPER, 0, 1),
+        ),
+        always=("Book", "CellPhone", "Pillow", "Laptop", "AlarmClock", "Mug", "Bowl", "KeyChain", "CD", "Pencil"),
+        objects=(
+            "Pen", "CreditCard", "BaseballBat", "BasketBall", "TennisRacket", "Cup", "Plate", "Box", "Watch",
+            "Cloth", "TissueBox", "Vase", "Statue", "Candle", "Newspaper", "RemoteControl",
+        ),
+    ),
+    "LivingRoom": RoomPlan(
+        side=(4.0, 6.0),
+        furniture=(
+            (SOFA, 1, 1), (ARMCHAIR, 1, 1), (TV, 1, 1), (SIDE_TABLE, 1, 2), (FLOOR_LAMP, 1, 1), (SHELVES, 1, 1),
+            (GARBAGE, 1, 1), (COFFEE_TABLE, 1, 1), (OTTOMAN, 0, 1),
+        ),
+        always=(
+            "RemoteControl", "Vase", "Statue", "Box", "KeyChain", "CreditCard", "Watch", "Plate", "Bowl",
+            "Newspaper", "Laptop", "Pillow",
+        ),
+        objects=("Book", "CellPhone", "TissueBox", "Candle", "WateringCan", "Mug", "Pen", "Pencil", "CD", "Cloth"),
+    ),
+}
+
+
+# --- placing furniture --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlacedUnit:
+    """A unit's fixed objects in the room, and the floor rectangle (x0, z0, x1, z1) it takes up."""
+
+    unit: Unit
+    objects: tuple[FixedObject, ...]
+    footprint: tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class Frame:
+    """Where a unit's offsets are measured from: a point, the `along` direction and the `out` direction."""
+
+    origin: tuple[float, float]
+    along: tuple[int, int]
+    out: tuple[int, int]
+
+    def point(self, along: float, out: float) -> tuple[float, float]:
+        x = self.origin[0] + along * self.along[0] + out * self.out[0]
+        z = self.origin[1] + along * self.along[1] + out * self.out[1]
+        return round(x, 2), round(z, 2)
+
+
+def wall_frames(width: float, depth: float) -> list[tuple[Frame, float]]:
+    """Each wall, seen from inside the room, with its length: `along` runs left to right, `out` into the room."""
+    return [
+        (Frame((0.0, 0.0), (1, 0), (0, 1)), width),  # south wall, facing +z
+        (Frame((width, depth), (-1, 0), (0, -1)), width),  # north
+        (Frame((0.0, depth), (0, -1), (1, 0)), depth),  # west, facing +x
+        (Frame((width, 0.0), (0, 1), (-1, 0)), depth),  # east
+    ]
+
+
+def turned(box: Box) -> Box:
+    """The box turned a quarter about its vertical centre line: a piece against an east or west wall."""
+    (x0, y0, z0), (x1, y1, z1) = box.lo, box.hi
+    cx, cz, hx, hz = (x0 + x1) / 2, (z0 + z1) / 2, (x1 - x0) / 2, (z1 - z0) / 2
+    return Box((cx - hz, y0, cz - hx), (cx + hz, y1, cz + hx))
+
+
+def place_unit(unit: Unit, frame: Frame, catalog: Catalog) -> PlacedUnit:
+    """The unit's fixed objects with the frame's origin at the unit's centre on the wall (or floor)."""
+    objects = []
+    for part in unit.parts:
+        x, z = frame.point(part.along, part.out)
+        position = (x, part.y, z)
+        box = fixed_box(part.cls, position, catalog)
+        if frame.along[0] == 0:  # along runs in z: the piece stands against an east or west wall
+            box = turned(box)
+        objects.append(FixedObject(object_id(part.cls, position), part.cls, position, box))
+    footprint = (
+        min(o.box.lo[0] for o in objects), min(o.box.lo[2] for o in objects),
+        max(o.box.hi[0] for o in objects), max(o.box.hi[2] for o in objects),
+    )
+    return PlacedUnit(unit, tuple(objects), footprint)
+
+
+def overlaps(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    """Whether two floor rectangles share area (touching edges do not count)."""
+    return a[0] < b[2] - EPS and b[0] < a[2] - EPS and a[1] < b[3] - EPS and b[1] < a[3] - EPS
+
+
+def grown(rect: tuple[float, float, float, float], margin: float) -> tuple[float, float, float, float]:
+    return rect[0] - margin, rect[1] - margin, rect[2] + margin, rect[3] + margin
+
+
+def fits(rect: tuple[float, float, float, float], width: float, depth: float, placed: list[PlacedUnit]) -> bool:
+    inside = rect[0] >= -EPS and rect[1] >= -EPS and rect[2] <= width + EPS and rect[3] <= depth + EPS
+    return inside and not any(overlaps(rect, p.footprint) for p in placed)
+
+
+def snap(v: float) -> float:
+    """Unit positions on a 5 cm raster, so ids (two decimals) decode back to the exact position."""
+    return round(round(v / 0.05) * 0.05, 2)
+
+
+def place_on_wall(
+    rng: random.Random, unit: Unit, width: float, depth: float, placed: list[PlacedUnit], catalog: Catalog
+) -> PlacedUnit | None:
+    walls = wall_frames(width, depth)
+    # The unit's extent along a wall, measured from its centre (the south wall at x = 0 shows it).
+    x0, _, x1, _ = place_unit(unit, walls[0][0], catalog).footprint
+    for _ in range(PLACEMENT_TRIES):
+        frame, length = rng.choice(walls)
+        if x1 - x0 > length:
+            continue
+        centre = snap(rng.uniform(-x0, length - x1))
+        ax, az = frame.origin
+        origin = (ax + centre * frame.along[0], az + centre * frame.along[1])
+        candidate = place_unit(unit, Frame(origin, frame.along, frame.out), catalog)
+        if fits(candidate.footprint, width, depth, placed):
+            return candidate
+    return None
+
+
+def place_on_floor(
+    rng: random.Random, unit: Unit, width: float, depth: float, placed: list[PlacedUnit], catalog: Catalog
+) -> PlacedUnit | None:
+    for _ in range(PLACEMENT_TRIES):
+        origin = (snap(rng.uniform(0.0, width)), snap(rng.uniform(0.0, depth)))
+        candidate = place_unit(unit, Frame(origin, (1, 0), (0, 1)), catalog)
+        if fits(grown(candidate.footprint, FLOOR_CLEARANCE), width, depth, placed):
+            return candidate
+    return None
+
+
+def furnish(rng: random.Random, plan: RoomPlan, width: float, depth: float, catalog: Catalog) -> list[PlacedUnit]:
+    """Needed units first (so optional ones never take their space), then the optional ones; a unit
+    that finds no free spot is left out (`check_needs` rejects the room if a needed one is missing)."""
+    orders = [(unit, needed) for unit, needed, _ in plan.furniture]
+    orders += [(unit, wanted - needed) for unit, needed, wanted in plan.furniture]
+    placed: list[PlacedUnit] = []
+    for unit, count in orders:
+        for _ in range(count):
+            place = place_on_floor if unit.free_standing else place_on_wall
+            spot = place(rng, unit, width, depth, placed, catalog)
+            if spot is not None:
+                placed.append(spot)
+    return placed
+
+
+def check_needs(plan: RoomPlan, placed: list[PlacedUnit]) -> bool:
+    have = Counter(p.unit.name for p in placed)
+    return all(have[unit.name] >= needed for unit, needed, _ in plan.furniture)
+
+
+# --- the reachable grid and use poses -----------------------------------------------------------
+
+
+def free_cells(width: float, depth: float, placed: list[PlacedUnit]) -> set[tuple[int, int]]:
+    """Cells inside the room (walls excluded) whose 0.25 m square no unit covers."""
+    half = GRID_SIZE / 2
+    cells = set()
+    for ix in range(1, round(width / GRID_SIZE)):
+        for iz in range(1, round(depth / GRID_SIZE)):
+            x, z = ix * GRID_SIZE, iz * GRID_SIZE
+            if not any(overlaps((x - half, z - half, x + half, z + half), p.footprint) for p in placed):
+                cells.add((ix, iz))
+    return cells
+
+
+def largest_component(cells: set[tuple[int, int]]) -> frozenset[tuple[int, int]]:
+    """The biggest 4-connected group of cells: the agent must be able to walk between any two cells."""
+    best: set[tuple[int, int]] = set()
+    unseen = set(cells)
+    for start in sorted(cells):
+        if start not in unseen:
+            continue
+        group, frontier = {start}, [start]
+        unseen.discard(start)
+        while frontier:
+            ix, iz = frontier.pop()
+            for step in ((ix + 1, iz), (ix - 1, iz), (ix, iz + 1), (ix, iz - 1)):
+                if step in unseen:
+                    unseen.discard(step)
+                    group.add(step)
+                    frontier.append(step)
+        if len(group) > len(best):
+            best = group
+    return frozenset(best)
+
+
+def facing(dx: float, dz: float) -> int:
+    """The yaw (0 = +z, 90 = +x) that looks most directly along (dx, dz)."""
+    if abs(dz) >= abs(dx):
+        return 0 if dz >= 0 else 180
+    return 90 if dx > 0 else 270
+
+
+def use_pose(box: Box, reachable: frozenset[tuple[int, int]], camera_height: float) -> Pose | None:
+    """The nearest reachable cell, facing the box, with the first camera pitch that sees it."""
+    cx, cz = (box.lo[0] + box.hi[0]) / 2, (box.lo[2] + box.hi[2]) / 2
+
+    def distance(cell: tuple[int, int]) -> tuple[float, tuple[int, int]]:
+        return math.hypot(cell[0] * GRID_SIZE - cx, cell[1] * GRID_SIZE - cz), cell
+
+    for cell in sorted(reachable, key=distance):
+        x, z = cell[0] * GRID_SIZE, cell[1] * GRID_SIZE
+        near_x, near_z = min(max(x, box.lo[0]), box.hi[0]), min(max(z, box.lo[2]), box.hi[2])
+        if math.hypot(near_x - x, near_z - z) > VISIBILITY_DISTANCE:
+            continue
+        yaw = facing(cx - x, cz - z)
+        for horizon in HORIZONS:
+            if visible_point(box, AgentState(x, z, yaw, horizon), camera_height) is not None:
+                return Pose(x, z, yaw, horizon)
+    return None
+
+
+def with_use_poses(
+    placed: list[PlacedUnit], width: float, depth: float, camera_height: float
+) -> tuple[list[PlacedUnit], frozenset[tuple[int, int]]]:
+    """Gives every fixed object its use pose; a unit with an object no reachable cell sees is dropped
+    (which frees floor, so the grid and the poses are worked out again)."""
+    while True:
+        reachable = largest_component(free_cells(width, depth, placed))
+        posed = []
+        for p in placed:
+            poses = [use_pose(o.box, reachable, camera_height) for o in p.objects]
+            if all(pose is not None for pose in poses):
+                objects = tuple(FixedObject(o.id, o.cls, o.position, o.box, (pose,)) for o, pose in zip(p.objects, poses))
+                posed.append(PlacedUnit(p.unit, objects, p.footprint))
+        if len(posed) == len(placed):
+            return posed, reachable
+        placed = [p for p in placed if any(p.footprint == q.footprint for q in posed)]
+
+
+# --- movable objects ----------------------------------------------------------------------------
+
+
+def pick_classes(rng: random.Random, plan: RoomPlan) -> list[str]:
+    lo, hi = plan.object_classes
+    extra = sorted(plan.objects)
+    rng.shuffle(extra)
+    count = rng.randint(lo, min(hi, len(plan.always) + len(extra)))
+    return list(plan.always) + extra[: max(0, count - len(plan.always))]
+
+
+def capacity(box: Box) -> int:
+    return max(1, int((box.hi[0] - box.lo[0]) * (box.hi[2] - box.lo[2]) / SURFACE_PER_OBJECT))
+
+
+def spot_in(rng: random.Random, receptacle: FixedObject, size: tuple[float, float, float], inside: bool) -> tuple[float, float, float]:
+    """A random position in a receptacle's extent: on its top, or low inside one that opens."""
+    lo, hi = receptacle.box.lo, receptacle.box.hi
+    x = rng.uniform(lo[0] + min(size[0], hi[0] - lo[0]) / 2, hi[0] - min(size[0], hi[0] - lo[0]) / 2)
+    z = rng.uniform(lo[2] + min(size[2], hi[2] - lo[2]) / 2, hi[2] - min(size[2], hi[2] - lo[2]) / 2)
+    y = lo[1] + (hi[1] - lo[1]) / 4 if inside else hi[1]
+    return round(x, 2), round(y, 2), round(z, 2)
+
+
+def place_object(
+    rng: random.Random, cls: str, receptacle: FixedObject, taken: set[str], catalog: Catalog, camera_height: float
+) -> tuple[float, float, float] | None:
+    """A free spot for the object where the receptacle's use pose sees it (so ALFRED's expert could pick
+    it up from there), or None."""
+    pose = receptacle.use_poses[0]
+    agent = AgentState(pose.x, pose.z, pose.yaw, pose.horizon)
+    size = catalog[cls].size
+    for _ in range(PLACEMENT_TRIES):
+        position = spot_in(rng, receptacle, size, inside=catalog[receptacle.cls].openable)
+        if object_id(cls, position) in taken:
+            continue
+        if visible_point(Box.around(position, size), agent, camera_height) is not None:
+            return position
+    return None
+
+
+def fill_room(rng: random.Random, plan: RoomPlan, scene: Scene, catalog: Catalog) -> dict[str, ObjectState]:
+    """Movable objects of the room type, each in or on a fixed receptacle ALFRED allows it in."""
+    receptacles = [f for f in sorted(scene.fixed.values(), key=lambda f: f.id) if catalog[f.cls].receptacle]
+    room = {r.id: capacity(r.box) for r in receptacles}
+    objects: dict[str, ObjectState] = {}
+    for cls in pick_classes(rng, plan):
+        for _ in range(2 if rng.random() < TWIN_CHANCE else 1):
+            options = [r for r in receptacles if room[r.id] > 0 and catalog.can_contain(r.cls, cls)]
+            rng.shuffle(options)
+            for receptacle in options:
+                position = place_object(rng, cls, receptacle, set(objects), catalog, scene.camera_height)
+                if position is not None:
+                    oid = object_id(cls, position)
+                    objects[oid] = ObjectState(
+                        oid, cls, position=position, parent=receptacle.id, is_open=catalog[cls].starts_open
+                    )
+                    room[receptacle.id] -= 1
+                    break
+    return objects
+
+
+# --- the room -----------------------------------------------------------------------------------
+
+
+def generate_room(room_type: str, seed: int, catalog: Catalog | None = None) -> tuple[Scene, State]:
+    """A furnished, filled room of an ALFRED room type and its initial state; the same seed gives the same room."""
+    if room_type not in ROOM_PLANS:
+        raise ValueError(f"unknown room type {room_type!r}; the room types are {', '.join(ROOM_TYPES)}")
+    catalog = catalog or alfred_catalog()
+    plan = ROOM_PLANS[room_type]
+    camera_height = catalog.agent["camera_height"]
+    rng = random.Random(f"{room_type}/{seed}")  # a string seed is hashed the same way in every process
+    for attempt in range(1, ROOM_ATTEMPTS + 1):
+        cells = [round(side / GRID_SIZE) for side in plan.side]
+        width, depth = (rng.randint(*cells) * GRID_SIZE for _ in range(2))
+        placed = furnish(rng, plan, width, depth, catalog)
+        if not check_needs(plan, placed):
+            continue
+        placed, reachable = with_use_poses(placed, width, depth, camera_height)
+        if check_needs(plan, placed):
+            break
+    else:
+        raise RuntimeError(f"no {room_type} with all its furniture after {ROOM_ATTEMPTS} rooms (seed {seed})")
+
+    fixed = {o.id: o for p in placed for o in p.objects}
+    assert len(fixed) == sum(len(p.objects) for p in placed), "two fixed objects share an id"
+    scene = Scene(
+        id=f"procedural-{room_type.lower()}-{seed}",
+        room_type=room_type,
+        reachable=reachable,
+        fixed=fixed,
+        camera_height=camera_height,
+        provenance={"rooms_tried": attempt, "units": len(placed), "width_cells": round(width / GRID_SIZE),
+                    "depth_cells": round(depth / GRID_SIZE)},
+    )
+    objects = {f.id: ObjectState(f.id, f.cls, is_open=catalog[f.cls].starts_open) for f in fixed.values()}
+    objects.update(fill_room(rng, plan, scene, catalog))
+    ix, iz = rng.choice(sorted(reachable))
+    agent = AgentState(ix * GRID_SIZE, iz * GRID_SIZE, rng.choice(YAWS), START_HORIZON)
+    return scene, State(objects=objects, agents=(agent,))

@@ -1,0 +1,37 @@
+"""Shared fixtures. Tests that need the real ALFRED data read it from ../shared/data (never from the
+repository); they skip where it is absent, and fail instead when HOMESIM_REQUIRE_SHARED_DATA=1 (CI)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+SHARED_DATA = Path(os.environ.get("HOMESIM_SHARED_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data"))
+ALFRED_DATA = SHARED_DATA / "alfred"
+
+
+def require_shared(path: Path) -> Path:
+    if path.exists():
+        return path
+    reason = f"real data not found at {path} (set HOMESIM_SHARED_DATA to the folder holding alfred/)"
+    if os.environ.get("HOMESIM_REQUIRE_SHARED_DATA") == "1":
+        pytest.fail(f"HOMESIM_REQUIRE_SHARED_DATA=1 but {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def alfred_layouts() -> Path:
+    return require_shared(ALFRED_DATA / "layouts")
+
+
+@pytest.fixture(scope="session")
+def alfred_samples() -> Path:
+    """70 real ALFRED trajectories in the original json_2.1.0 tree."""
+    return require_shared(ALFRED_DATA / "samples" / "json_2.1.0")
+
+
+@pytest.fixture(scope="session")
+def alfred_trajectories() -> Path:
+    return require_shared(ALFRED_DATA / "trajectories")
