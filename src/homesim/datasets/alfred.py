@@ -16,7 +16,7 @@ from homesim.scenes.alfred import fixed_box, initial_pickups, object_id, parse_o
 from homesim.tasks.alfred import AlfredGoal
 from homesim.world.actions import ACTIONS, ALIASES, INTERACT_ACTIONS, PUT, Action
 from homesim.world.catalog import Catalog, alfred_catalog
-from homesim.world.scene import Scene
+from homesim.world.scene import FixedObject, Scene
 from homesim.world.state import AgentState, ObjectState, State
 
 PARENT_SEARCH_MARGIN = 0.3  # metres an object may lie outside a receptacle's extent and still be on it
@@ -68,18 +68,24 @@ def _receptacle_cost(scene: Scene, receptacle_id: str, position: tuple[float, fl
 
 
 def guess_parent(scene: Scene, catalog: Catalog, cls: str, position: tuple[float, float, float]) -> str | None:
-    receptacles = [f.id for f in scene.fixed.values() if catalog[f.cls].receptacle and catalog.can_contain(f.cls, cls)]
-    if not receptacles:
-        return None
-    best = min(receptacles, key=lambda r: _receptacle_cost(scene, r, position))
-    return best if _receptacle_cost(scene, best, position)[0] <= PARENT_SEARCH_MARGIN else None
+    """The receptacle an object most likely starts in or on: it may lie a little outside a surface's
+    extent (objects overhang edges), but only inside a closed container's."""
+
+    def fits(receptacle: FixedObject) -> bool:
+        margin = 0.0 if catalog[receptacle.cls].openable else PARENT_SEARCH_MARGIN
+        return _receptacle_cost(scene, receptacle.id, position)[0] <= margin
+
+    candidates = [
+        f.id for f in scene.fixed.values() if catalog[f.cls].receptacle and catalog.can_contain(f.cls, cls) and fits(f)
+    ]
+    return min(candidates, key=lambda r: _receptacle_cost(scene, r, position), default=None)
 
 
 def initial_state(where: str, trajectory: dict, scene: Scene, catalog: Catalog | None = None) -> State:
     catalog = catalog or alfred_catalog()
     record = trajectory["scene"]
     toggled_on = {t["objectType"] for t in record.get("object_toggles", []) if t.get("isOn")}
-    objects = {f.id: ObjectState(f.id, f.cls, is_on=f.cls in toggled_on) for f in scene.fixed.values()}
+    objects = {f.id: ObjectState(f.id, f.cls, is_open=f.starts_open, is_on=f.cls in toggled_on) for f in scene.fixed.values()}
     dirty = bool(record.get("dirty_and_empty"))
     for i, pose in enumerate(record.get("object_poses", [])):
         try:

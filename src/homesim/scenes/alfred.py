@@ -82,6 +82,13 @@ def fixed_box(cls: str, position: tuple[float, float, float], catalog: Catalog) 
     return Box((x - w / 2, y - below, z - d / 2), (x + w / 2, y - below + h, z + d / 2))
 
 
+def _nearest_of_class(ids: Iterable[str], cls: str, position: tuple[float, float, float]) -> str | None:
+    candidates = [oid for oid in ids if parse_object_id(oid)[0] == cls]
+    if not candidates:
+        return None
+    return min(candidates, key=lambda oid: sum((a - b) ** 2 for a, b in zip(parse_object_id(oid)[1], position)))
+
+
 def _near(a: tuple[float, float, float], b: tuple[float, float, float], tolerance: float = 0.05) -> bool:
     return all(abs(p - q) <= tolerance for p, q in zip(a, b))
 
@@ -95,6 +102,7 @@ class _FloorPlanEvidence:
     object_ids: set = field(default_factory=set)  # fixed objects the trajectories' actions name
     support: list = field(default_factory=list)  # (receptacle class, receptacle coords, object position)
     planner_receptacles: set = field(default_factory=set)  # (class, position) of receptacles the planner used
+    used_unopened: list = field(default_factory=list)  # receptacles used before any OpenObject (see below)
     camera_heights: list = field(default_factory=list)
 
 
@@ -110,6 +118,27 @@ def initial_pickups(trajectory: dict) -> list[tuple[str, str, tuple[float, float
             found.append((oid, cls, (coords[0] / 4, coords[4] / 4, coords[2] / 4)))
         if oid:
             moved.add(oid)
+    return found
+
+
+def _used_before_opening(trajectory: dict) -> list[tuple[str, tuple[float, float, float] | None, frozenset[str]]]:
+    """Receptacles the expert puts into, or takes an object from, before any OpenObject on them:
+    (receptacle id, None, opened ids) for puts, (class, planner position, opened ids) for pickups."""
+    start = {oid: (rcls, rpos) for oid, rcls, rpos in initial_pickups(trajectory)}
+    opened: set[str] = set()
+    moved: set[str] = set()
+    found = []
+    for low in trajectory["plan"]["low_actions"]:
+        api = low["api_action"]
+        if api["action"] == "OpenObject":
+            opened.add(api["objectId"])
+        elif api["action"] == "PutObject":
+            found.append((api["receptacleObjectId"], None, frozenset(opened)))
+            moved.add(api.get("objectId"))
+        elif api["action"] == "PickupObject":
+            if api["objectId"] in start and api["objectId"] not in moved:
+                found.append((*start[api["objectId"]], frozenset(opened)))
+            moved.add(api["objectId"])
     return found
 
 
@@ -132,9 +161,11 @@ def gather_evidence(trajectories: Iterable[dict]) -> dict[str, _FloorPlanEvidenc
             _, opos = parse_object_id(oid)
             e.support.append((rcls, rpos, opos))
         for high in t["plan"].get("high_pddl", []):
-            if "coordinateReceptacleObjectId" in high.get("planner_action", {}):
-                rcls, coords = high["planner_action"]["coordinateReceptacleObjectId"]
+            p = high.get("planner_action", {})
+            if "coordinateReceptacleObjectId" in p:
+                rcls, coords = p["coordinateReceptacleObjectId"]
                 e.planner_receptacles.add((rcls, (coords[0] / 4, coords[4] / 4, coords[2] / 4)))
+        e.used_unopened.extend(_used_before_opening(t))
     return evidence
 
 
@@ -185,17 +216,23 @@ def build_scene(floor_plan: str, layouts: Path, evidence: _FloorPlanEvidence, ca
 
     grown = 0
     for rcls, rpos, opos in evidence.support:
-        candidates = [oid for oid in boxes if parse_object_id(oid)[0] == rcls]
-        if not candidates:
+        rid = _nearest_of_class(boxes, rcls, rpos)
+        if rid is None:
             continue
-        rid = min(candidates, key=lambda oid: sum((a - b) ** 2 for a, b in zip(parse_object_id(oid)[1], rpos)))
         box = boxes[rid]
         if not all(lo <= p <= hi for lo, p, hi in zip(box.lo, opos, box.hi)):
             boxes[rid] = box.union_point(opos)
             grown += 1
 
+    # ALFRED's expert only opens what is closed: an openable receptacle it takes from or puts into
+    # without opening it first is open in that scene (AI2-THOR has door-less cabinets and open drawers).
+    starts_open = set()
+    for what, where, opened in evidence.used_unopened:
+        match = what if where is None else _nearest_of_class(boxes, what, where)
+        if match in boxes and match not in opened and catalog[parse_object_id(match)[0]].openable:
+            starts_open.add(match)
     fixed = {
-        oid: FixedObject(oid, parse_object_id(oid)[0], parse_object_id(oid)[1], box, poses.get(oid, ()))
+        oid: FixedObject(oid, parse_object_id(oid)[0], parse_object_id(oid)[1], box, poses.get(oid, ()), oid in starts_open)
         for oid, box in boxes.items()
     }
     heights = evidence.camera_heights
@@ -213,5 +250,6 @@ def build_scene(floor_plan: str, layouts: Path, evidence: _FloorPlanEvidence, ca
             "fixed_from_trajectories": len(from_trajectories),
             "fixed_from_planner": from_planner,
             "extents_grown_by_pickups": grown,
+            "open_at_start_from_expert": len(starts_open),
         },
     )

@@ -30,6 +30,7 @@ ROOM_TYPES = ("Kitchen", "Bathroom", "Bedroom", "LivingRoom")
 START_HORIZON = 30  # ALFRED starts every episode looking 30 degrees down
 HORIZONS = (30, 0, 45, 60, 15, -15, -30)  # a use pose's camera pitch, most ALFRED-like first
 YAWS = (0, 90, 180, 270)
+STAND_OFF = 0.5  # metres between a use pose and the front of the object it uses
 FLOOR_CLEARANCE = 0.5  # metres kept free around a free-standing unit, so the agent can walk round it
 PLACEMENT_TRIES = 40  # random spots tried per unit, and per movable object
 ROOM_ATTEMPTS = 30  # rooms tried before giving up (a required unit did not fit)
@@ -109,7 +110,7 @@ VANITY = Unit("vanity", (
 BATHTUB = Unit("bathtub", (Part("Bathtub", 0.0, 0.4, 0.3), Part("BathtubBasin", 0.0, 0.4, 0.35)))
 TOWEL_HOLDER = Unit("towel holder", (Part("TowelHolder", 0.0, 0.05, 1.1),))
 HAND_TOWEL_HOLDER = Unit("hand towel holder", (Part("HandTowelHolder", 0.0, 0.05, 1.0),))
-SHELVES = Unit("shelves", (Part("Shelf", 0.0, 0.175, 0.5), Part("Shelf", 0.0, 0.175, 1.1)))
+SHELVES = Unit("shelves", (Part("Shelf", 0.0, 0.2, 0.5), Part("Shelf", 0.0, 0.2, 1.1)))
 
 BED = Unit("bed", (Part("Bed", 0.0, 1.0, 0.0),))
 SIDE_TABLE = Unit("side table", (Part("SideTable", 0.0, 0.25, 0.0), Part("Drawer", 0.0, 0.25, 0.5)))
@@ -189,6 +190,7 @@ class PlacedUnit:
     unit: Unit
     objects: tuple[FixedObject, ...]
     footprint: tuple[float, float, float, float]
+    out: tuple[int, int] | None  # the way its fronts face (into the room); None for a free-standing unit
 
 
 @dataclass(frozen=True)
@@ -236,7 +238,7 @@ def place_unit(unit: Unit, frame: Frame, catalog: Catalog) -> PlacedUnit:
         min(o.box.lo[0] for o in objects), min(o.box.lo[2] for o in objects),
         max(o.box.hi[0] for o in objects), max(o.box.hi[2] for o in objects),
     )
-    return PlacedUnit(unit, tuple(objects), footprint)
+    return PlacedUnit(unit, tuple(objects), footprint, None if unit.free_standing else frame.out)
 
 
 def overlaps(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
@@ -351,12 +353,25 @@ def facing(dx: float, dz: float) -> int:
     return 90 if dx > 0 else 270
 
 
-def use_pose(box: Box, reachable: frozenset[tuple[int, int]], camera_height: float) -> Pose | None:
-    """The nearest reachable cell, facing the box, with the first camera pitch that sees it."""
+def stand_point(box: Box, out: tuple[int, int] | None) -> tuple[float, float]:
+    """Where one would stand to use an object: STAND_OFF in front of its front face (its centre if free-standing)."""
     cx, cz = (box.lo[0] + box.hi[0]) / 2, (box.lo[2] + box.hi[2]) / 2
+    if out is None:
+        return cx, cz
+    reach = abs(out[0]) * (box.hi[0] - box.lo[0]) / 2 + abs(out[1]) * (box.hi[2] - box.lo[2]) / 2 + STAND_OFF
+    return cx + out[0] * reach, cz + out[1] * reach
+
+
+def use_pose(
+    box: Box, out: tuple[int, int] | None, reachable: frozenset[tuple[int, int]], camera_height: float
+) -> Pose | None:
+    """The reachable cell nearest the object's stand point, facing the object, with the first camera
+    pitch that sees it (in ALFRED's visibility terms); None if no cell sees it."""
+    cx, cz = (box.lo[0] + box.hi[0]) / 2, (box.lo[2] + box.hi[2]) / 2
+    sx, sz = stand_point(box, out)
 
     def distance(cell: tuple[int, int]) -> tuple[float, tuple[int, int]]:
-        return math.hypot(cell[0] * GRID_SIZE - cx, cell[1] * GRID_SIZE - cz), cell
+        return math.hypot(cell[0] * GRID_SIZE - sx, cell[1] * GRID_SIZE - sz), cell
 
     for cell in sorted(reachable, key=distance):
         x, z = cell[0] * GRID_SIZE, cell[1] * GRID_SIZE
@@ -379,10 +394,10 @@ def with_use_poses(
         reachable = largest_component(free_cells(width, depth, placed))
         posed = []
         for p in placed:
-            poses = [use_pose(o.box, reachable, camera_height) for o in p.objects]
+            poses = [use_pose(o.box, p.out, reachable, camera_height) for o in p.objects]
             if all(pose is not None for pose in poses):
                 objects = tuple(FixedObject(o.id, o.cls, o.position, o.box, (pose,)) for o, pose in zip(p.objects, poses))
-                posed.append(PlacedUnit(p.unit, objects, p.footprint))
+                posed.append(PlacedUnit(p.unit, objects, p.footprint, p.out))
         if len(posed) == len(placed):
             return posed, reachable
         placed = [p for p in placed if any(p.footprint == q.footprint for q in posed)]

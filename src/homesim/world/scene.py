@@ -52,6 +52,7 @@ class FixedObject:
     position: tuple[float, float, float]
     box: Box
     use_poses: tuple[Pose, ...] = ()
+    starts_open: bool = False  # an openable object the scene has open at the start (a door-less cabinet)
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,7 @@ class Scene:
                     "position": list(f.position),
                     "box": [list(f.box.lo), list(f.box.hi)],
                     "use_poses": [[p.x, p.z, p.yaw, p.horizon] for p in f.use_poses],
+                    "starts_open": f.starts_open,
                 }
                 for f in sorted(self.fixed.values(), key=lambda f: f.id)
             ],
@@ -94,6 +96,7 @@ class Scene:
                 position=tuple(f["position"]),
                 box=Box(tuple(f["box"][0]), tuple(f["box"][1])),
                 use_poses=tuple(Pose(*p) for p in f["use_poses"]),
+                starts_open=f.get("starts_open", False),
             )
             for f in d["fixed"]
         }

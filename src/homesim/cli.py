@@ -1,0 +1,105 @@
+"""The `homesim` command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import track
+from rich.table import Table
+
+app = typer.Typer(help="homesim: a fast, headless household simulator for instruction-following agents.", no_args_is_help=True)
+alfred_app = typer.Typer(help="ALFRED: import its scenes and trajectories, replay its expert demonstrations.", no_args_is_help=True)
+app.add_typer(alfred_app, name="alfred")
+console = Console()
+
+TrajectoriesOption = Annotated[
+    Path, typer.Option("--trajectories", help="ALFRED trajectories: a json_2.1.0 tree, a traj_data.json, or a .jsonl[.gz]")
+]
+LayoutsOption = Annotated[Path, typer.Option("--layouts", help="folder of ALFRED's FloorPlanN-{layout.npy,objects.json,openable.json}")]
+
+
+def _percent(n: int, total: int) -> str:
+    return f"{n} ({100 * n / total:.1f}%)" if total else "0"
+
+
+@alfred_app.command("replay")
+def alfred_replay(
+    trajectories: TrajectoriesOption,
+    layouts: LayoutsOption,
+    json_out: Annotated[Path | None, typer.Option("--json", help="write the summary (with every failure) here")] = None,
+    show_failures: Annotated[int, typer.Option(help="how many failures to list")] = 20,
+) -> None:
+    """Replay ALFRED's expert low-level actions in homesim and check that each reaches its goal."""
+    from homesim.datasets.alfred_replay import replay_path
+
+    report = replay_path(trajectories, layouts, progress=lambda items: track(items, description="replaying", console=console))
+    summary = report.summary()
+
+    table = Table(title=f"ALFRED expert replay: {trajectories}")
+    for column in ("task type", "trajectories", "all actions succeeded", "goal satisfied", "goal-condition ratio"):
+        table.add_column(column, justify="left" if column == "task type" else "right")
+    rows = list(summary["by_task_type"].items()) + [("all", summary)]
+    for name, f in rows:
+        table.add_row(
+            name,
+            str(f["total"]),
+            _percent(f["all_actions_succeeded"], f["total"]),
+            _percent(f["goal_satisfied"], f["total"]),
+            f"{f['goal_condition_ratio']:.4f}",
+            end_section=name == rows[-2][0],
+        )
+    console.print(table)
+
+    sources = Table(title="where the scenes came from (summed over floor plans)")
+    sources.add_column("source")
+    sources.add_column("count", justify="right")
+    for key, n in summary["scene_sources"].items():
+        sources.add_row(key.replace("_", " "), str(n))
+    console.print(sources)
+
+    for failure in summary["failures"][:show_failures]:
+        first = failure["first_failure"]
+        why = f"step {first['index']} {first['action']} {first['target'] or ''}: {first['message']}" if first else "goal not satisfied"
+        console.print(f"[yellow]failed[/] {failure['name']}: {why}")
+    for error in summary["errors"][:show_failures]:
+        console.print(f"[red]malformed[/] {error}")
+    if summary["malformed"]:
+        console.print(f"[red]{summary['malformed']} trajectories could not be replayed[/] (see above)")
+    if json_out:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps(summary, indent=1))
+        console.print(f"summary written to {json_out}")
+
+
+@alfred_app.command("import-scenes")
+def alfred_import_scenes(
+    trajectories: TrajectoriesOption,
+    layouts: LayoutsOption,
+    out: Annotated[Path, typer.Option("--out", help="folder to write one <FloorPlanN>.json scene file per floor plan")],
+) -> None:
+    """Rebuild the floor plans the trajectories use as homesim scene files, and say what each source gave."""
+    from homesim.datasets.alfred_files import read_trajectories
+    from homesim.errors import DataError
+    from homesim.scenes.alfred import build_scene, gather_evidence
+
+    good = [t.data for t in read_trajectories(trajectories) if not isinstance(t, DataError)]
+    evidence = gather_evidence(good)
+    out.mkdir(parents=True, exist_ok=True)
+    table = Table(title=f"{len(evidence)} ALFRED floor plans from {len(good)} trajectories")
+    table.add_column("floor plan")
+    for floor_plan, e in track(sorted(evidence.items()), description="importing", console=console):
+        try:
+            scene = build_scene(floor_plan, layouts, e)
+        except DataError as error:
+            console.print(f"[red]skipped[/] {error}")
+            continue
+        (out / f"{floor_plan}.json").write_text(json.dumps(scene.to_dict()))
+        if len(table.columns) == 1:
+            for key in scene.provenance:
+                table.add_column(key.replace("_", " "), justify="right")
+        table.add_row(floor_plan, *map(str, scene.provenance.values()))
+    console.print(table)
