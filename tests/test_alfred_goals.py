@@ -266,7 +266,8 @@ def test_clean_then_place_by_alfreds_clean_macro():
     assert counts(scene, state, goal) == (0, 3)
     state = run(scene, state, ("ToggleObjectOn", FAUCET))
     assert counts(scene, state, goal) == (1, 3)
-    state = run(scene, state, ("ToggleObjectOff", FAUCET), ("PickupObject", APPLE), "table", ("PutObject", DINING_TABLE))
+    state = run(scene, state, ("ToggleObjectOff", FAUCET), ("PickupObject", APPLE), "table",
+                ("PutObject", DINING_TABLE))
     assert counts(scene, state, goal) == (3, 3)
 
 
@@ -383,7 +384,8 @@ def test_an_apple_slice_does_not_count_as_an_apple_for_an_unsliced_task():
     piece = of_class(state, "AppleSliced")[0]
     state = put_in(state, piece, DINING_TABLE)
     assert counts(scene, state, AlfredGoal(SIMPLE, "Apple", parent_target="DiningTable")) == (0, 1)
-    assert counts(scene, with_history(state, heated=(piece,)), AlfredGoal(HEAT, "Apple", parent_target="DiningTable")) == (0, 3)
+    heat_apple = AlfredGoal(HEAT, "Apple", parent_target="DiningTable")
+    assert counts(scene, with_history(state, heated=(piece,)), heat_apple) == (0, 3)
     assert counts(scene, state, AlfredGoal(SIMPLE, "Apple", parent_target="DiningTable", object_sliced=True)) == (2, 2)
 
 

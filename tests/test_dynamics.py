@@ -9,10 +9,11 @@ from homesim.world import actions as A
 from homesim.world.actions import Action
 from homesim.world.catalog import alfred_catalog
 from homesim.world.dynamics import HORIZON_MAX, HORIZON_MIN, step
+from homesim.world.geometry import why_not_visible
 from homesim.world.scene import Pose
 from homesim.world.state import State
 from world_fixtures import (
-    APPLE, BOOK, BOWL, BUTTER_KNIFE, CABINET, CELLPHONE, COUNTER, COUNTER_2, DESK_LAMP, DINING_TABLE, FAUCET,
+    APPLE, BOOK, BOWL, BUTTER_KNIFE, CABINET, CELLPHONE, COUNTER, DESK_LAMP, DINING_TABLE, FAUCET,
     FRIDGE, KNIFE, LETTUCE, MICROWAVE, MUG, PLATE, POT, POTATO, ROOM_CELLS, SINK_BASIN, STATIONS, TOMATO, WATCH,
     add, agent_at, at, do, fixed, holding, kitchen, kitchen_scene, kitchen_state, make_scene, make_state, of_class,
     put_in, run, with_flags, with_history,
@@ -284,6 +285,15 @@ def test_put_into_a_closed_fridge_fails_until_it_is_opened():
     assert set(state.children(FRIDGE)) == {APPLE, TOMATO, LETTUCE}
 
 
+def test_put_into_a_closed_box_fails_until_it_is_opened():
+    scene, state = kitchen(STATIONS["table"])
+    state, box = add(state, "Box", (0.7, 0.8, -0.8), DINING_TABLE, is_open=False)
+    state = holding(state, WATCH)
+    assert_fails(scene, state, "PutObject", box, f"{box} is closed")
+    state = run(scene, state, ("OpenObject", box), ("PutObject", box))
+    assert state.ancestors(WATCH) == [box, DINING_TABLE]
+
+
 @pytest.mark.parametrize(
     "held, receptacle, fits",
     [
@@ -459,6 +469,15 @@ def test_turning_the_faucet_on_cleans_what_is_in_the_sink_basin():
     assert off.cleaned == {APPLE}  # turning it off undoes nothing
 
 
+def test_only_turning_the_faucet_on_cleans():
+    """As in ALFRED, what is put under an already running faucet is not added to the cleaned set."""
+    scene, state = kitchen(STATIONS["sink"])
+    state = run(scene, holding(state, APPLE), ("ToggleObjectOn", FAUCET), ("PutObject", SINK_BASIN))
+    assert state.cleaned == frozenset()
+    state = run(scene, state, ("ToggleObjectOff", FAUCET), ("ToggleObjectOn", FAUCET))
+    assert state.cleaned == {APPLE}
+
+
 def test_the_faucet_cleans_the_basin_closest_to_it_only():
     left_basin = fixed("SinkBasin", (0.25, 0.8, 1.7), (0.05, 0.7, 1.5), (0.45, 0.88, 1.9))
     left_faucet = fixed("Faucet", (0.25, 0.9, 2.0), (0.2, 0.9, 1.95), (0.3, 1.2, 2.05))
@@ -483,8 +502,6 @@ def test_the_faucet_cleans_the_closest_visible_basin_as_alfred_does():
     state = make_state(scene, Pose(0.0, 0.0, 0, 30))
     state, apple = add(state, "Apple", (0.0, 0.8, 1.8), far_basin.id)
     state, potato = add(state, "Potato", (1.1, 0.8, 0.8), seen_basin.id)
-    from homesim.world.geometry import why_not_visible
-
     assert why_not_visible(scene, state, CATALOG, 0, far_basin.id) is not None
     assert why_not_visible(scene, state, CATALOG, 0, seen_basin.id) is None
     assert run(scene, state, ("ToggleObjectOn", faucet.id)).cleaned == {potato}

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from functools import cache
 
 import pytest
@@ -14,7 +17,7 @@ from homesim.world.actions import Action
 from homesim.world.catalog import alfred_catalog
 from homesim.world.dynamics import step
 from homesim.world.geometry import visible_point
-from homesim.world.scene import GRID_SIZE, Pose, Scene
+from homesim.world.scene import GRID_SIZE, Box, Pose, Scene
 from homesim.world.state import AgentState, State
 
 SEEDS = (0, 1, 7)
@@ -77,6 +80,14 @@ def test_same_seed_same_room(room_type: str, seed: int) -> None:
     (scene_a, state_a), (scene_b, state_b) = generate_room(room_type, seed), generate_room(room_type, seed)
     assert scene_a.to_dict() == scene_b.to_dict()
     assert state_a.stable_hash() == state_b.stable_hash()
+
+
+def test_same_seed_same_room_in_another_process() -> None:
+    """Nothing depends on Python's per-process hash seed (set iteration order)."""
+    code = "from homesim.scenes.procedural import generate_room; print(generate_room('Kitchen', 1)[1].stable_hash())"
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == room("Kitchen", 1)[1].stable_hash()
 
 
 @pytest.mark.parametrize("room_type", ROOM_TYPES)
@@ -166,6 +177,16 @@ def test_movable_objects_sit_in_compatible_receptacles(room_type: str, seed: int
         assert CATALOG[parent.cls].receptacle and CATALOG.can_contain(parent.cls, o.cls)
         assert all(lo - 1e-9 <= p <= hi + 1e-9 for lo, p, hi in zip(parent.box.lo, o.position, parent.box.hi))
         assert o.is_open == CATALOG[o.cls].starts_open
+
+
+@pytest.mark.parametrize("room_type,seed", ROOMS)
+def test_movable_objects_do_not_run_into_each_other(room_type: str, seed: int) -> None:
+    scene, state = room(room_type, seed)
+    boxes = [(o.id, Box.around(o.position, CATALOG[o.cls].size)) for o in movables(scene, state)]
+    for i, (a, box_a) in enumerate(boxes):
+        for b, box_b in boxes[i + 1:]:
+            apart = any(box_a.hi[k] <= box_b.lo[k] + 1e-9 or box_b.hi[k] <= box_a.lo[k] + 1e-9 for k in range(3))
+            assert apart, f"{a} and {b} overlap"
 
 
 def test_kitchens_hold_the_sliceables_a_knife_and_movable_receptacles() -> None:

@@ -3,10 +3,14 @@
 A room is a rectangle (x from 0 to its width, z from 0 to its depth) furnished from a table per room
 type. Furniture comes in *units*: pieces that stand together against a wall (a counter top with the
 sink, basin, faucet and the cabinet under it) or free on the floor (a dining table). Units never
-overlap; the agent may stand on every 0.25 m cell inside the room that no unit covers. Each fixed
-object gets the pose ALFRED's `openable.json` would give it: the nearest reachable cell, facing it,
-from which it is visible. Movable objects go in or on fixed receptacles that ALFRED's compatibility
-table allows, where the receptacle's use pose sees them.
+overlap; the agent may stand on every 0.25 m cell inside the room that no unit covers (the largest
+connected part of them). Each fixed object gets a use pose like those in ALFRED's `openable.json`: the
+reachable cell nearest a spot half a metre in front of it, facing it, from which it is visible; a unit
+with an object no cell sees is dropped. Movable objects go in or on fixed receptacles that ALFRED's
+compatibility table allows, where the receptacle's use pose sees them.
+
+Pieces against an east or west wall are turned a quarter: their box is the class-sized `fixed_box`
+with its x and z extents swapped (the importer never turns boxes, as AI2-THOR ids carry no rotation).
 
 Everything random comes from one `random.Random`, seeded from the room type and seed, so
 `generate_room(t, s)` is the same room in every process.
@@ -38,6 +42,8 @@ SURFACE_PER_OBJECT = 0.06  # square metres of a receptacle's footprint each obje
 TWIN_CHANCE = 0.3  # chance a movable class gets a second instance (ALFRED's pick-two tasks need two)
 EPS = 1e-6
 
+Rect = tuple[float, float, float, float]  # a floor rectangle (x0, z0, x1, z1)
+
 
 # --- the furniture tables -----------------------------------------------------------------------
 
@@ -67,7 +73,8 @@ class RoomPlan:
     """How to furnish and fill one room type.
 
     `furniture` lists (unit, needed, wanted): the room is rejected unless `needed` copies fit, and up to
-    `wanted` are tried. Every class in `always` is placed; the rest of `objects` is sampled from."""
+    `wanted` are tried. Every class in `always` is put in the room, and more are sampled from `objects`
+    up to a count in `object_classes`."""
 
     side: tuple[float, float]  # min and max length of a wall, metres
     furniture: tuple[tuple[Unit, int, int], ...]
@@ -76,9 +83,8 @@ class RoomPlan:
     object_classes: tuple[int, int] = (10, 25)
 
 
-def _counter(*extras: Part) -> Unit:
-    """A 1.2 m kitchen counter with a drawer and a cabinet under it, and what stands on it."""
-    name = "counter" + "".join(f"+{p.cls}" for p in extras if p.y > 0.8)
+def _counter(name: str, *extras: Part) -> Unit:
+    """A 1.2 m kitchen counter with a drawer and a cabinet under it, and what stands on or above it."""
     base = (Part("CounterTop", 0.0, 0.35, 0.9), Part("Drawer", -0.3, 0.3, 0.7), Part("Cabinet", 0.3, 0.35, 0.4))
     return Unit(name, base + extras)
 
@@ -93,9 +99,11 @@ KITCHEN_SINK = Unit("kitchen sink", (
     Part("Cabinet", 0.0, 0.35, 0.4),
 ))
 STOVE = Unit("stove", tuple(Part("StoveBurner", a, o, 0.9) for o in (0.2, 0.5) for a in (-0.2, 0.2)))
-COUNTER = _counter(Part("Cabinet", 0.0, 0.3, 1.75))  # and a wall cabinet above
-COUNTER_MICROWAVE = _counter(Part("Microwave", 0.25, 0.25, 0.9))
-COUNTER_COFFEE = _counter(Part("CoffeeMachine", -0.35, 0.2, 0.9), Part("Toaster", 0.3, 0.15, 0.9))
+COUNTER = _counter("counter", Part("Cabinet", 0.0, 0.3, 1.75))  # with a wall cabinet above
+COUNTER_MICROWAVE = _counter("microwave counter", Part("Microwave", 0.25, 0.25, 0.9))
+COUNTER_COFFEE = _counter(
+    "coffee counter", Part("CoffeeMachine", -0.35, 0.2, 0.9), Part("Toaster", 0.3, 0.15, 0.9)
+)
 DINING_TABLE = Unit("dining table", (Part("DiningTable", 0.0, 0.0, 0.0),), free_standing=True)
 GARBAGE = Unit("garbage can", (Part("GarbageCan", 0.0, 0.2, 0.0),))
 
@@ -189,7 +197,7 @@ class PlacedUnit:
 
     unit: Unit
     objects: tuple[FixedObject, ...]
-    footprint: tuple[float, float, float, float]
+    footprint: Rect
     out: tuple[int, int] | None  # the way its fronts face (into the room); None for a free-standing unit
 
 
@@ -206,9 +214,12 @@ class Frame:
         z = self.origin[1] + along * self.along[1] + out * self.out[1]
         return round(x, 2), round(z, 2)
 
+    def moved(self, along: float) -> Frame:
+        return Frame(self.point(along, 0.0), self.along, self.out)
+
 
 def wall_frames(width: float, depth: float) -> list[tuple[Frame, float]]:
-    """Each wall, seen from inside the room, with its length: `along` runs left to right, `out` into the room."""
+    """Each wall as a frame (`along` runs along the wall, `out` into the room) and its length."""
     return [
         (Frame((0.0, 0.0), (1, 0), (0, 1)), width),  # south wall, facing +z
         (Frame((width, depth), (-1, 0), (0, -1)), width),  # north
@@ -241,16 +252,17 @@ def place_unit(unit: Unit, frame: Frame, catalog: Catalog) -> PlacedUnit:
     return PlacedUnit(unit, tuple(objects), footprint, None if unit.free_standing else frame.out)
 
 
-def overlaps(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+def overlaps(a: Rect, b: Rect) -> bool:
     """Whether two floor rectangles share area (touching edges do not count)."""
     return a[0] < b[2] - EPS and b[0] < a[2] - EPS and a[1] < b[3] - EPS and b[1] < a[3] - EPS
 
 
-def grown(rect: tuple[float, float, float, float], margin: float) -> tuple[float, float, float, float]:
+def grown(rect: Rect, margin: float) -> Rect:
     return rect[0] - margin, rect[1] - margin, rect[2] + margin, rect[3] + margin
 
 
-def fits(rect: tuple[float, float, float, float], width: float, depth: float, placed: list[PlacedUnit]) -> bool:
+def fits(rect: Rect, width: float, depth: float, placed: list[PlacedUnit]) -> bool:
+    """Whether a rectangle lies in the room clear of the units placed so far."""
     inside = rect[0] >= -EPS and rect[1] >= -EPS and rect[2] <= width + EPS and rect[3] <= depth + EPS
     return inside and not any(overlaps(rect, p.footprint) for p in placed)
 
@@ -270,10 +282,7 @@ def place_on_wall(
         frame, length = rng.choice(walls)
         if x1 - x0 > length:
             continue
-        centre = snap(rng.uniform(-x0, length - x1))
-        ax, az = frame.origin
-        origin = (ax + centre * frame.along[0], az + centre * frame.along[1])
-        candidate = place_unit(unit, Frame(origin, frame.along, frame.out), catalog)
+        candidate = place_unit(unit, frame.moved(snap(rng.uniform(-x0, length - x1))), catalog)
         if fits(candidate.footprint, width, depth, placed):
             return candidate
     return None
@@ -392,15 +401,18 @@ def with_use_poses(
     (which frees floor, so the grid and the poses are worked out again)."""
     while True:
         reachable = largest_component(free_cells(width, depth, placed))
-        posed = []
-        for p in placed:
-            poses = [use_pose(o.box, p.out, reachable, camera_height) for o in p.objects]
-            if all(pose is not None for pose in poses):
-                objects = tuple(FixedObject(o.id, o.cls, o.position, o.box, (pose,)) for o, pose in zip(p.objects, poses))
-                posed.append(PlacedUnit(p.unit, objects, p.footprint, p.out))
-        if len(posed) == len(placed):
-            return posed, reachable
-        placed = [p for p in placed if any(p.footprint == q.footprint for q in posed)]
+        posed = [unit_with_poses(p, reachable, camera_height) for p in placed]
+        if all(p is not None for p in posed):
+            return [p for p in posed if p is not None], reachable
+        placed = [p for p, q in zip(placed, posed) if q is not None]
+
+
+def unit_with_poses(p: PlacedUnit, reachable: frozenset[tuple[int, int]], camera_height: float) -> PlacedUnit | None:
+    poses = [use_pose(o.box, p.out, reachable, camera_height) for o in p.objects]
+    if any(pose is None for pose in poses):
+        return None
+    objects = tuple(FixedObject(o.id, o.cls, o.position, o.box, (pose,)) for o, pose in zip(p.objects, poses))
+    return PlacedUnit(p.unit, objects, p.footprint, p.out)
 
 
 # --- movable objects ----------------------------------------------------------------------------
@@ -418,35 +430,62 @@ def capacity(box: Box) -> int:
     return max(1, int((box.hi[0] - box.lo[0]) * (box.hi[2] - box.lo[2]) / SURFACE_PER_OBJECT))
 
 
-def spot_in(rng: random.Random, receptacle: FixedObject, size: tuple[float, float, float], inside: bool) -> tuple[float, float, float]:
-    """A random position in a receptacle's extent: on its top, or low inside one that opens."""
-    lo, hi = receptacle.box.lo, receptacle.box.hi
-    x = rng.uniform(lo[0] + min(size[0], hi[0] - lo[0]) / 2, hi[0] - min(size[0], hi[0] - lo[0]) / 2)
-    z = rng.uniform(lo[2] + min(size[2], hi[2] - lo[2]) / 2, hi[2] - min(size[2], hi[2] - lo[2]) / 2)
-    y = lo[1] + (hi[1] - lo[1]) / 4 if inside else hi[1]
+def spot_in(
+    rng: random.Random, receptacle: FixedObject, size: tuple[float, float, float], inside: bool
+) -> tuple[float, float, float]:
+    """A random position in a receptacle's extent: on its top, or low `inside` one (one that opens)."""
+    (x0, y0, z0), (x1, y1, z1) = receptacle.box.lo, receptacle.box.hi
+    mx, mz = min(size[0], x1 - x0) / 2, min(size[2], z1 - z0) / 2  # keep the object over the receptacle
+    x, z = rng.uniform(x0 + mx, x1 - mx), rng.uniform(z0 + mz, z1 - mz)
+    y = y0 + (y1 - y0) / 4 if inside else y1
     return round(x, 2), round(y, 2), round(z, 2)
 
 
+def boxes_overlap(a: Box, b: Box) -> bool:
+    return all(a.lo[i] < b.hi[i] - EPS and b.lo[i] < a.hi[i] - EPS for i in range(3))
+
+
+def in_the_way(receptacle: FixedObject, fixed: list[FixedObject]) -> list[Box]:
+    """The fixed objects a thing put in or on the receptacle must not run into: all but the receptacle,
+    what houses it (the sink round a basin, the dresser round a drawer) and its like (the next burner)."""
+    (x0, _, z0), (x1, _, z1) = receptacle.box.lo, receptacle.box.hi
+
+    def houses(f: FixedObject) -> bool:
+        (fx0, _, fz0), (fx1, _, fz1) = f.box.lo, f.box.hi
+        return fx0 <= x0 + EPS and fz0 <= z0 + EPS and x1 <= fx1 + EPS and z1 <= fz1 + EPS
+
+    return [f.box for f in fixed if f.cls != receptacle.cls and not houses(f)]
+
+
 def place_object(
-    rng: random.Random, cls: str, receptacle: FixedObject, taken: set[str], catalog: Catalog, camera_height: float
+    rng: random.Random,
+    cls: str,
+    receptacle: FixedObject,
+    obstacles: list[Box],
+    catalog: Catalog,
+    camera_height: float,
 ) -> tuple[float, float, float] | None:
-    """A free spot for the object where the receptacle's use pose sees it (so ALFRED's expert could pick
-    it up from there), or None."""
+    """A spot in or on the receptacle, clear of the obstacles, that the receptacle's use pose sees (so an
+    expert can pick the object up from there); None if random tries find none."""
     pose = receptacle.use_poses[0]
     agent = AgentState(pose.x, pose.z, pose.yaw, pose.horizon)
     size = catalog[cls].size
     for _ in range(PLACEMENT_TRIES):
         position = spot_in(rng, receptacle, size, inside=catalog[receptacle.cls].openable)
-        if object_id(cls, position) in taken:
+        box = Box.around(position, size)
+        if any(boxes_overlap(box, other) for other in obstacles):
             continue
-        if visible_point(Box.around(position, size), agent, camera_height) is not None:
+        if visible_point(box, agent, camera_height) is not None:
             return position
     return None
 
 
 def fill_room(rng: random.Random, plan: RoomPlan, scene: Scene, catalog: Catalog) -> dict[str, ObjectState]:
-    """Movable objects of the room type, each in or on a fixed receptacle ALFRED allows it in."""
-    receptacles = [f for f in sorted(scene.fixed.values(), key=lambda f: f.id) if catalog[f.cls].receptacle]
+    """Movable objects of the room type, each in or on a fixed receptacle ALFRED allows it in, none
+    running into furniture or into each other."""
+    fixed = sorted(scene.fixed.values(), key=lambda f: f.id)
+    receptacles = [f for f in fixed if catalog[f.cls].receptacle]
+    blocked = {r.id: in_the_way(r, fixed) for r in receptacles}
     room = {r.id: capacity(r.box) for r in receptacles}
     objects: dict[str, ObjectState] = {}
     for cls in pick_classes(rng, plan):
@@ -454,12 +493,13 @@ def fill_room(rng: random.Random, plan: RoomPlan, scene: Scene, catalog: Catalog
             options = [r for r in receptacles if room[r.id] > 0 and catalog.can_contain(r.cls, cls)]
             rng.shuffle(options)
             for receptacle in options:
-                position = place_object(rng, cls, receptacle, set(objects), catalog, scene.camera_height)
+                others = [Box.around(o.position, catalog[o.cls].size) for o in objects.values()]
+                obstacles = blocked[receptacle.id] + others
+                position = place_object(rng, cls, receptacle, obstacles, catalog, scene.camera_height)
                 if position is not None:
                     oid = object_id(cls, position)
-                    objects[oid] = ObjectState(
-                        oid, cls, position=position, parent=receptacle.id, is_open=catalog[cls].starts_open
-                    )
+                    is_open = catalog[cls].starts_open
+                    objects[oid] = ObjectState(oid, cls, position, parent=receptacle.id, is_open=is_open)
                     room[receptacle.id] -= 1
                     break
     return objects
@@ -496,8 +536,12 @@ def generate_room(room_type: str, seed: int, catalog: Catalog | None = None) -> 
         reachable=reachable,
         fixed=fixed,
         camera_height=camera_height,
-        provenance={"rooms_tried": attempt, "units": len(placed), "width_cells": round(width / GRID_SIZE),
-                    "depth_cells": round(depth / GRID_SIZE)},
+        provenance={
+            "rooms_tried": attempt,
+            "furniture_units": len(placed),
+            "width_cells": round(width / GRID_SIZE),
+            "depth_cells": round(depth / GRID_SIZE),
+        },
     )
     objects = {f.id: ObjectState(f.id, f.cls, is_open=catalog[f.cls].starts_open) for f in fixed.values()}
     objects.update(fill_room(rng, plan, scene, catalog))
