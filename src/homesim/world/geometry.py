@@ -47,43 +47,85 @@ def enclosed(state: State, catalog: Catalog, object_id: str) -> str | None:
     return None
 
 
-def _footprint_points(box: Box, x: float, z: float) -> list[tuple[float, float]]:
-    """Sample points covering a box's floor footprint, nearest-to-agent first."""
+def _footprint_points(box: Box) -> list[tuple[float, float]]:
+    """Points covering a box's floor footprint, at most SAMPLE_SPACING apart."""
     (x0, _, z0), (x1, _, z1) = box.lo, box.hi
     nx = max(1, math.ceil((x1 - x0) / SAMPLE_SPACING))
     nz = max(1, math.ceil((z1 - z0) / SAMPLE_SPACING))
-    points = [(x0 + (x1 - x0) * i / nx, z0 + (z1 - z0) * j / nz) for i in range(nx + 1) for j in range(nz + 1)]
-    points.append((min(max(x, x0), x1), min(max(z, z0), z1)))  # the nearest point of the footprint
-    points.sort(key=lambda p: (p[0] - x) ** 2 + (p[1] - z) ** 2)
-    return points
+    return [(x0 + (x1 - x0) * i / nx, z0 + (z1 - z0) * j / nz) for i in range(nx + 1) for j in range(nz + 1)]
+
+
+def _sees(px: float, pz: float, y0: float, y1: float, agent: AgentState, camera_height: float) -> bool:
+    """Whether the vertical segment (px, y0..y1, pz) is within reach and inside the camera's view."""
+    dx, dz = px - agent.x, pz - agent.z
+    distance = math.hypot(dx, dz)
+    if distance > VISIBILITY_DISTANCE:
+        return False
+    if distance > 1e-6:
+        bearing = (math.degrees(math.atan2(dx, dz)) - agent.yaw + 180.0) % 360.0 - 180.0
+        if abs(bearing) > HALF_FOV:
+            return False
+    d = max(distance, 0.05)
+    top = math.degrees(math.atan2(y1 - camera_height, d))
+    bottom = math.degrees(math.atan2(y0 - camera_height, d))
+    return bottom <= -agent.horizon + HALF_FOV and top >= -agent.horizon - HALF_FOV
+
+
+def _nearest_footprint_point(box: Box, agent: AgentState) -> tuple[float, float]:
+    return min(max(agent.x, box.lo[0]), box.hi[0]), min(max(agent.z, box.lo[2]), box.hi[2])
+
+
+def in_view(box: Box, agent: AgentState, camera_height: float) -> bool:
+    """Whether any part of `box` is within reach and inside the camera's view."""
+    nx, nz = _nearest_footprint_point(box, agent)
+    if math.hypot(nx - agent.x, nz - agent.z) > VISIBILITY_DISTANCE:
+        return False
+    # Quick reject: the whole footprint lies outside the view's wedge.
+    cx, cz = (box.lo[0] + box.hi[0]) / 2 - agent.x, (box.lo[2] + box.hi[2]) / 2 - agent.z
+    radius, distance = math.hypot(box.hi[0] - box.lo[0], box.hi[2] - box.lo[2]) / 2, math.hypot(cx, cz)
+    if distance > radius:
+        bearing = (math.degrees(math.atan2(cx, cz)) - agent.yaw + 180.0) % 360.0 - 180.0
+        if abs(bearing) > HALF_FOV + math.degrees(math.asin(radius / distance)) + 1e-6:
+            return False
+    y0, y1 = box.lo[1], box.hi[1]
+    return _sees(nx, nz, y0, y1, agent, camera_height) or any(
+        _sees(px, pz, y0, y1, agent, camera_height) for px, pz in _footprint_points(box)
+    )
 
 
 def visible_point(box: Box, agent: AgentState, camera_height: float) -> tuple[float, float, float] | None:
-    """The nearest point of `box` the agent sees (within reach and in view), or None.
-
-    The returned height is where the camera's centre ray meets that point's distance, clamped to the box,
-    so an object put there lies where the agent was looking.
-    """
-    (x0, y0, z0), (x1, y1, z1) = box.lo, box.hi
-    nearest = math.hypot(min(max(agent.x, x0), x1) - agent.x, min(max(agent.z, z0), z1) - agent.z)
-    if nearest > VISIBILITY_DISTANCE:
+    """The nearest point of `box` the agent sees, or None. Its height is where the camera's centre
+    ray meets that point's distance, clamped to the box, so an object put there lies where the agent
+    was looking."""
+    if not in_view(box, agent, camera_height):
         return None
-    for px, pz in _footprint_points(box, agent.x, agent.z):
-        dx, dz = px - agent.x, pz - agent.z
-        distance = math.hypot(dx, dz)
-        if distance > VISIBILITY_DISTANCE:
-            return None  # points are sorted by distance: the rest are farther
-        if distance > 1e-6:
-            bearing = (math.degrees(math.atan2(dx, dz)) - agent.yaw + 180.0) % 360.0 - 180.0
-            if abs(bearing) > HALF_FOV:
-                continue
-        d = max(distance, 0.05)
-        top = math.degrees(math.atan2(y1 - camera_height, d))
-        bottom = math.degrees(math.atan2(y0 - camera_height, d))
-        if bottom <= -agent.horizon + HALF_FOV and top >= -agent.horizon - HALF_FOV:
+    points = [_nearest_footprint_point(box, agent)] + _footprint_points(box)
+    points.sort(key=lambda p: (p[0] - agent.x) ** 2 + (p[1] - agent.z) ** 2)
+    y0, y1 = box.lo[1], box.hi[1]
+    for px, pz in points:
+        if _sees(px, pz, y0, y1, agent, camera_height):
+            d = max(math.hypot(px - agent.x, pz - agent.z), 0.05)
             look_y = camera_height - d * math.tan(math.radians(agent.horizon))
             return px, min(max(look_y, y0), y1), pz
     return None
+
+
+def visible_fixed(scene: Scene, agent: AgentState) -> frozenset[str]:
+    """The fixed objects in view from the agent's pose, ignoring doors. Poses are discrete (cell, yaw,
+    horizon), so each scene computes this once per pose and then looks it up."""
+    key = (agent.x, agent.z, agent.yaw, agent.horizon)
+    seen = scene.pose_visibility.get(key)
+    if seen is None:
+        seen = frozenset(f.id for f in scene.fixed.values() if in_view(f.box, agent, scene.camera_height))
+        scene.pose_visibility[key] = seen
+    return seen
+
+
+def _in_view(scene: Scene, state: State, catalog: Catalog, agent: AgentState, object_id: str) -> bool:
+    if object_id in scene.fixed:
+        return object_id in visible_fixed(scene, agent)
+    box = object_box(scene, state, catalog, object_id)
+    return box is not None and in_view(box, agent, scene.camera_height)
 
 
 def why_not_visible(scene: Scene, state: State, catalog: Catalog, agent_index: int, object_id: str) -> str | None:
@@ -94,9 +136,21 @@ def why_not_visible(scene: Scene, state: State, catalog: Catalog, agent_index: i
     hider = enclosed(state, catalog, object_id)
     if hider is not None:
         return f"{object_id} is inside {hider}"
-    box = object_box(scene, state, catalog, object_id)
-    if box is None:
+    if object_id not in scene.fixed and state.objects[object_id].position is None:
         return f"{object_id} is held by another agent"
-    if visible_point(box, agent, scene.camera_height) is None:
+    if not _in_view(scene, state, catalog, agent, object_id):
         return f"{object_id} is not in view within {VISIBILITY_DISTANCE} m"
     return None
+
+
+def visible_objects(scene: Scene, state: State, catalog: Catalog, agent_index: int) -> list[str]:
+    """Every object the agent can interact with now (what ALFRED calls visible), in id order."""
+    agent = state.agents[agent_index]
+    reach = (VISIBILITY_DISTANCE + 0.5) ** 2  # no movable object is larger than a metre across
+    near = [
+        o.id
+        for o in state.objects.values()
+        if o.position is not None and (o.position[0] - agent.x) ** 2 + (o.position[2] - agent.z) ** 2 <= reach
+    ]
+    candidates = sorted(visible_fixed(scene, agent) | set(near))
+    return [o for o in candidates if why_not_visible(scene, state, catalog, agent_index, o) is None]

@@ -63,6 +63,8 @@ class Scene:
     fixed: dict[str, FixedObject]
     camera_height: float = 1.576  # metres above the floor (AI2-THOR's agent camera)
     provenance: dict[str, int] = field(default_factory=dict, compare=False)  # how many cells/objects each source gave
+    # Which fixed objects each discrete agent pose sees: filled lazily by `geometry.visible_fixed`.
+    pose_visibility: dict = field(default_factory=dict, compare=False, repr=False)
 
     def is_reachable(self, x: float, z: float) -> bool:
         return to_cell(x, z) in self.reachable
