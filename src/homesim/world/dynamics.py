@@ -16,7 +16,7 @@ from homesim.world.actions import Action, Event
 from homesim.world.catalog import Catalog, alfred_catalog
 from homesim.world.geometry import YAW_STEP, ahead, object_box, visible_point, why_not_visible
 from homesim.world.scene import Scene
-from homesim.world.state import State
+from homesim.world.state import AgentState, State
 
 HORIZON_MIN, HORIZON_MAX = -30, 60
 
@@ -58,13 +58,13 @@ def _move_ahead(scene: Scene, state: State, catalog: Catalog, agent: int, _: Non
         raise ActionFailed(f"blocked: ({x:.2f}, {z:.2f}) is not reachable")
     if any((o.x, o.z) == (x, z) for i, o in enumerate(state.agents) if i != agent):
         raise ActionFailed(f"blocked: another agent stands at ({x:.2f}, {z:.2f})")
-    return state.with_agent(agent, replace(me, x=x, z=z))
+    return state.with_agent(agent, AgentState(x, z, me.yaw, me.horizon, me.held))
 
 
 def _rotate(degrees: int) -> Callable:
     def rotate(scene: Scene, state: State, catalog: Catalog, agent: int, _: None) -> State:
         me = state.agents[agent]
-        return state.with_agent(agent, replace(me, yaw=(me.yaw + degrees) % 360))
+        return state.with_agent(agent, AgentState(me.x, me.z, (me.yaw + degrees) % 360, me.horizon, me.held))
 
     return rotate
 
@@ -75,7 +75,7 @@ def _look(degrees: int) -> Callable:
         horizon = me.horizon + degrees
         if not HORIZON_MIN <= horizon <= HORIZON_MAX:
             raise ActionFailed(f"horizon {horizon} is outside [{HORIZON_MIN}, {HORIZON_MAX}]")
-        return state.with_agent(agent, replace(me, horizon=horizon))
+        return state.with_agent(agent, AgentState(me.x, me.z, me.yaw, horizon, me.held))
 
     return look
 

@@ -17,6 +17,7 @@ from homesim.world.state import AgentState, State
 YAW_STEP = {0: (0, 1), 90: (1, 0), 180: (0, -1), 270: (-1, 0)}
 VISIBILITY_DISTANCE = 1.5
 HALF_FOV = 45.0
+MOVABLE_RADIUS = 0.5  # no movable object reaches farther than this from its position
 SAMPLE_SPACING = 0.1  # metres between the points of an extent's footprint that visibility tests
 
 
@@ -87,7 +88,13 @@ def in_view(box: Box, agent: AgentState, camera_height: float) -> bool:
         bearing = (math.degrees(math.atan2(cx, cz)) - agent.yaw + 180.0) % 360.0 - 180.0
         if abs(bearing) > HALF_FOV + math.degrees(math.asin(radius / distance)) + 1e-6:
             return False
+    # Quick reject: even the box's steepest top or bottom edge is above or below the view.
     y0, y1 = box.lo[1], box.hi[1]
+    near, far = max(math.hypot(nx - agent.x, nz - agent.z), 0.05), distance + radius
+    top = math.degrees(math.atan2(y1 - camera_height, near if y1 > camera_height else far))
+    bottom = math.degrees(math.atan2(y0 - camera_height, near if y0 < camera_height else far))
+    if bottom > -agent.horizon + HALF_FOV + 1e-6 or top < -agent.horizon - HALF_FOV - 1e-6:
+        return False
     return _sees(nx, nz, y0, y1, agent, camera_height) or any(
         _sees(px, pz, y0, y1, agent, camera_height) for px, pz in _footprint_points(box)
     )
@@ -124,8 +131,14 @@ def visible_fixed(scene: Scene, agent: AgentState) -> frozenset[str]:
 def _in_view(scene: Scene, state: State, catalog: Catalog, agent: AgentState, object_id: str) -> bool:
     if object_id in scene.fixed:
         return object_id in visible_fixed(scene, agent)
-    box = object_box(scene, state, catalog, object_id)
-    return box is not None and in_view(box, agent, scene.camera_height)
+    obj = state.objects[object_id]
+    # Movable objects only move when put down, so (pose, class, position) recurs and is cached too.
+    key = (agent.x, agent.z, agent.yaw, agent.horizon, obj.cls, obj.position)
+    seen = scene.pose_visibility.get(key)
+    if seen is None:
+        seen = in_view(Box.around(obj.position, catalog[obj.cls].size), agent, scene.camera_height)
+        scene.pose_visibility[key] = seen
+    return seen
 
 
 def why_not_visible(scene: Scene, state: State, catalog: Catalog, agent_index: int, object_id: str) -> str | None:
@@ -146,11 +159,16 @@ def why_not_visible(scene: Scene, state: State, catalog: Catalog, agent_index: i
 def visible_objects(scene: Scene, state: State, catalog: Catalog, agent_index: int) -> list[str]:
     """Every object the agent can interact with now (what ALFRED calls visible), in id order."""
     agent = state.agents[agent_index]
-    reach = (VISIBILITY_DISTANCE + 0.5) ** 2  # no movable object is larger than a metre across
-    near = [
-        o.id
-        for o in state.objects.values()
-        if o.position is not None and (o.position[0] - agent.x) ** 2 + (o.position[2] - agent.z) ** 2 <= reach
-    ]
-    candidates = sorted(visible_fixed(scene, agent) | set(near))
-    return [o for o in candidates if why_not_visible(scene, state, catalog, agent_index, o) is None]
+    fx, fz = YAW_STEP[agent.yaw]
+    found = list(visible_fixed(scene, agent))
+    for o in state.objects.values():
+        if o.position is None:
+            continue
+        # Cheap prefilter, generous by MOVABLE_RADIUS: within reach and inside the 90 degree wedge.
+        dx, dz = o.position[0] - agent.x, o.position[2] - agent.z
+        ahead_, aside = dx * fx + dz * fz, abs(dx * fz - dz * fx)
+        if dx * dx + dz * dz > (VISIBILITY_DISTANCE + MOVABLE_RADIUS) ** 2 or aside > ahead_ + 1.5 * MOVABLE_RADIUS:
+            continue
+        if _in_view(scene, state, catalog, agent, o.id):
+            found.append(o.id)
+    return sorted(o for o in found if enclosed(state, catalog, o) is None)

@@ -63,7 +63,8 @@ class Scene:
     fixed: dict[str, FixedObject]
     camera_height: float = 1.576  # metres above the floor (AI2-THOR's agent camera)
     provenance: dict[str, int] = field(default_factory=dict, compare=False)  # how many cells/objects each source gave
-    # Which fixed objects each discrete agent pose sees: filled lazily by `geometry.visible_fixed`.
+    # What each discrete agent pose sees, filled lazily by `geometry`: the fixed objects per pose, and
+    # whether a movable object is in view per pose, class and position.
     pose_visibility: dict = field(default_factory=dict, compare=False, repr=False)
 
     def is_reachable(self, x: float, z: float) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 
 HISTORY_SETS = ("cleaned", "heated", "cooled")
 
@@ -74,12 +74,12 @@ class State:
     def with_objects(self, changed: dict[str, ObjectState], removed: tuple[str, ...] = ()) -> State:
         objects = {k: v for k, v in self.objects.items() if k not in removed} if removed else dict(self.objects)
         objects.update(changed)
-        return replace(self, objects=objects)
+        return State(objects, self.agents, self.cleaned, self.heated, self.cooled)
 
     def with_agent(self, index: int, agent: AgentState) -> State:
-        agents = list(self.agents)
-        agents[index] = agent
-        return replace(self, agents=tuple(agents))
+        # Built directly, not with dataclasses.replace: this is on every navigation step's path.
+        agents = self.agents[:index] + (agent,) + self.agents[index + 1 :]
+        return State(self.objects, agents, self.cleaned, self.heated, self.cooled)
 
     def to_dict(self) -> dict:
         return {
