@@ -389,9 +389,6 @@ def test_an_apple_slice_does_not_count_as_an_apple_for_an_unsliced_task():
     assert counts(scene, state, AlfredGoal(SIMPLE, "Apple", parent_target="DiningTable", object_sliced=True)) == (2, 2)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "AlfredGoal.target_class falls back to the whole class when a class has no sliced_class (Egg), so the "
-    "'sliced' condition is met by the unsliced egg; ALFRED's target is 'EggSliced', which nothing matches"))
 def test_a_sliced_goal_on_a_class_without_pieces_is_not_met_by_the_whole_object():
     scene, state = kitchen()
     state, egg = add(state, "Egg", (0.5, 0.8, -0.8), DINING_TABLE)

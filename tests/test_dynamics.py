@@ -491,9 +491,6 @@ def test_the_faucet_cleans_the_basin_closest_to_it_only():
     assert run(scene, state, ("ToggleObjectOn", left_faucet.id)).cleaned == {mug}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "dynamics._clean_sink_contents takes the SinkBasin closest to the faucet among all basins; ALFRED "
-    "(thor_env.update_states -> game_util.get_obj_of_type_closest_to_obj) takes the closest *visible* one"))
 def test_the_faucet_cleans_the_closest_visible_basin_as_alfred_does():
     faucet = fixed("Faucet", (0.0, 0.9, 0.8), (-0.05, 0.9, 0.75), (0.05, 1.2, 0.85))
     far_basin = fixed("SinkBasin", (0.0, 0.8, 1.8), (-0.2, 0.7, 1.6), (0.2, 0.88, 2.0))  # 1.0 m from the faucet

@@ -152,9 +152,6 @@ def test_stable_hash_is_the_same_in_another_process():
     assert len(state.stable_hash()) == 16
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "State.stable_hash serialises floats and ints differently (json '1' vs '1.0'), so two equal states "
-    "(AgentState(x=1) == AgentState(x=1.0)) hash differently: walking away and back changes the hash"))
 def test_walking_away_and_back_gives_an_equal_state_with_the_same_hash():
     scene, state = kitchen()
     state = state.with_agent(0, AgentState(x=1, z=1, yaw=0, horizon=30))  # whole metres, given as ints
@@ -163,9 +160,6 @@ def test_walking_away_and_back_gives_an_equal_state_with_the_same_hash():
     assert back.stable_hash() == state.stable_hash()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "state.py's docstring says State is hashable, but State is a frozen dataclass holding a dict: hash() "
-    "raises TypeError, so states cannot go in a set or be dict keys (e.g. a planner's visited set)"))
 def test_state_is_hashable_as_its_docstring_says():
     _, state = kitchen()
     assert len({state, State.from_dict(state.to_dict())}) == 1

@@ -58,13 +58,13 @@ class AlfredGoal:
             name = getattr(self, field)
             if name and name not in catalog.classes:
                 raise ValueError(f"{field} {name!r} is not an ALFRED object class")
+        if self.object_sliced and catalog[self.object_target].sliced_class is None:
+            raise ValueError(f"object_sliced is set but a {self.object_target} cannot be sliced into pieces")
 
     @property
     def target_class(self) -> str:
         """The class that must be placed: the sliced pieces' class for sliced tasks."""
-        if self.object_sliced:
-            return alfred_catalog()[self.object_target].sliced_class or self.object_target
-        return self.object_target
+        return alfred_catalog()[self.object_target].sliced_class if self.object_sliced else self.object_target
 
     @staticmethod
     def from_pddl_params(task_type: str, params: dict) -> AlfredGoal:

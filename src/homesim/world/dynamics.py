@@ -132,7 +132,7 @@ def _toggle(on: bool) -> Callable:
             raise ActionFailed(f"{object_id} is already {'on' if on else 'off'}")
         state = state.with_objects({object_id: replace(obj, is_on=on)})
         if on and obj.cls == "Faucet":
-            state = _clean_sink_contents(scene, state, object_id)
+            state = _clean_sink_contents(scene, state, catalog, agent, object_id)
         elif on and obj.cls == "Microwave":
             state = _heat_microwave_contents(state)
         return state
@@ -163,13 +163,17 @@ def _stop(scene: Scene, state: State, catalog: Catalog, agent: int, _: None) -> 
 # --- ALFRED's state tracking ----------------------------------------------------------------------
 
 
-def _clean_sink_contents(scene: Scene, state: State, faucet_id: str) -> State:
-    """The faucet cleans what lies in the sink basin closest to it (ALFRED's rule)."""
+def _clean_sink_contents(scene: Scene, state: State, catalog: Catalog, agent: int, faucet_id: str) -> State:
+    """The faucet cleans what lies in the visible sink basin closest to it (ALFRED's rule)."""
     fx, _, fz = scene.fixed[faucet_id].position
-    basins = [o for o in state.objects.values() if o.cls == "SinkBasin" and o.id in scene.fixed]
+    basins = [
+        scene.fixed[o.id]
+        for o in state.objects.values()
+        if o.cls == "SinkBasin" and o.id in scene.fixed and why_not_visible(scene, state, catalog, agent, o.id) is None
+    ]
     if not basins:
         return state
-    basin = min(basins, key=lambda b: (scene.fixed[b.id].position[0] - fx) ** 2 + (scene.fixed[b.id].position[2] - fz) ** 2)
+    basin = min(basins, key=lambda b: (b.position[0] - fx) ** 2 + (b.position[2] - fz) ** 2)
     contents = state.descendants(basin.id)
     state = state.with_objects({i: replace(state.objects[i], is_dirty=False) for i in contents})
     return replace(state, cleaned=state.cleaned | frozenset(contents))

@@ -1,4 +1,5 @@
-"""The dynamic world state: small, immutable, cheap to copy, hashable and JSON round-trippable.
+"""The dynamic world state: small, immutable, cheap to copy, hashable (in sets, and by a digest
+that is stable across processes) and JSON round-trippable.
 
 Every fact is stored once: a fixed object's place is in the `Scene`, a movable object's place is its
 `position` and `parent` here, and what an agent holds is `AgentState.held` (a held object has no
@@ -12,6 +13,11 @@ import json
 from dataclasses import asdict, dataclass, field
 
 HISTORY_SETS = ("cleaned", "heated", "cooled")
+
+
+def _number(v: float) -> float:
+    """One spelling per value in files and digests: 1 and 1.0 are both 1.0, and -0.0 is 0.0."""
+    return float(v) + 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,10 +87,18 @@ class State:
         agents = self.agents[:index] + (agent,) + self.agents[index + 1 :]
         return State(self.objects, agents, self.cleaned, self.heated, self.cooled)
 
+    def __hash__(self) -> int:
+        return hash((frozenset(self.objects.values()), self.agents, self.cleaned, self.heated, self.cooled))
+
     def to_dict(self) -> dict:
+        objects = [asdict(o) for o in sorted(self.objects.values(), key=lambda o: o.id)]
+        for o in objects:
+            if o["position"] is not None:
+                o["position"] = [_number(v) for v in o["position"]]
+        agents = [{**asdict(a), "x": _number(a.x), "z": _number(a.z)} for a in self.agents]
         return {
-            "objects": [asdict(o) for o in sorted(self.objects.values(), key=lambda o: o.id)],
-            "agents": [asdict(a) for a in self.agents],
+            "objects": objects,
+            "agents": agents,
             **{name: sorted(getattr(self, name)) for name in HISTORY_SETS},
         }
 
