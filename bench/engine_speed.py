@@ -23,11 +23,9 @@ from rich.table import Table
 from homesim.datasets.alfred import episode_from_trajectory
 from homesim.datasets.alfred_files import read_trajectories
 from homesim.scenes.alfred import build_scene, gather_evidence
-from homesim.world import actions as A
-from homesim.world.actions import Action
 from homesim.world.catalog import alfred_catalog
 from homesim.world.dynamics import step
-from homesim.world.geometry import visible_objects
+from homesim.world.random_actions import random_action
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "alfred"
 
@@ -42,12 +40,7 @@ def homesim_steps_per_second(floor_plan: str, steps: int, seed: int) -> tuple[fl
     state, succeeded = start, 0
     begin = time.perf_counter()
     for _ in range(steps):
-        if rng.random() < 1 / 3:
-            visible = visible_objects(scene, state, catalog, 0)
-            action = Action(rng.choice(A.INTERACT_ACTIONS), rng.choice(visible)) if visible else Action(A.ROTATE_LEFT)
-        else:
-            action = Action(rng.choice(A.NAVIGATION_ACTIONS))
-        state, event = step(scene, state, action, catalog=catalog)
+        state, event = step(scene, state, random_action(scene, state, catalog, rng), catalog=catalog)
         succeeded += event.success
     return steps / (time.perf_counter() - begin), succeeded / steps
 
