@@ -12,6 +12,10 @@ from functools import cache
 from importlib import resources
 
 
+COOLS, HEATS, CLEANS = "cools contents when closed", "heats contents when on", "cleans the nearest basin when on"
+EFFECTS = (COOLS, HEATS, CLEANS)
+
+
 @dataclass(frozen=True)
 class ObjectClass:
     """One object class and its affordances; `size` is [x, y, z] in metres."""
@@ -28,6 +32,8 @@ class ObjectClass:
     size: tuple[float, float, float]
     starts_open: bool = False
     pivot: str = "bottom"  # where AI2-THOR's position of the object sits: "bottom", "centre" or "top"
+    effect: str | None = None  # one of EFFECTS: what ALFRED tracks when it is closed or turned on
+    basin: bool = False  # a sink basin: what a faucet turned on cleans
     slices: bool = False  # a cutting tool: SliceObject needs one in hand
     sliced_class: str | None = None  # what slicing makes (AppleSliced for Apple)
     slice_count: int = 0
@@ -62,6 +68,9 @@ class Catalog:
 def alfred_catalog() -> Catalog:
     raw = json.loads(resources.files("homesim.world").joinpath("data/alfred_catalog.json").read_text())
     classes = {name: ObjectClass(name=name, **{**c, "size": tuple(c["size"])}) for name, c in raw["classes"].items()}
+    unknown = {c.effect for c in classes.values()} - {None, *EFFECTS}
+    if unknown:
+        raise ValueError(f"alfred_catalog.json: unknown effects {sorted(unknown)}; known: {EFFECTS}")
     return Catalog(
         classes=classes,
         compatibility={k: frozenset(v) for k, v in raw["receptacle_compatibility"].items()},

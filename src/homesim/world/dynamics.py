@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from homesim.world import actions as A
 from homesim.world.actions import Action, Event
-from homesim.world.catalog import Catalog, alfred_catalog
+from homesim.world.catalog import CLEANS, COOLS, HEATS, Catalog, alfred_catalog
 from homesim.world.geometry import YAW_STEP, ahead, object_box, visible_point, why_not_visible
 from homesim.world.scene import Scene
 from homesim.world.state import AgentState, State
@@ -104,40 +104,33 @@ def _put(scene: Scene, state: State, catalog: Catalog, agent: int, receptacle_id
     # bowl) only takes what the compatibility table says fits in it.
     if catalog[receptacle.cls].pickupable and not catalog.can_contain(receptacle.cls, held.cls):
         raise ActionFailed(f"a {held.cls} cannot be put in/on a {receptacle.cls}")
+    # It lands at the nearest point of the receptacle in view, at the height the agent looks at: extents
+    # grown from ALFRED's data are too rough for "on top" to be trusted (a shelf's box spans its boards).
     spot = visible_point(object_box(scene, state, catalog, receptacle_id), me, scene.camera_height)
     moved = {me.held: replace(held, parent=receptacle_id, position=spot)}
     moved.update({d: replace(state.objects[d], position=spot) for d in state.descendants(me.held)})
     return state.with_objects(moved).with_agent(agent, replace(me, held=None))
 
 
-def _open_close(opening: bool) -> Callable:
-    def open_close(scene: Scene, state: State, catalog: Catalog, agent: int, object_id: str) -> State:
-        _target(scene, state, catalog, agent, object_id, openable=True)
+def _switch(capability: str, flag: str, value: bool, word: str) -> Callable:
+    """Open/Close and ToggleOn/Off: set one boolean state of an object that has the capability."""
+
+    def switch(scene: Scene, state: State, catalog: Catalog, agent: int, object_id: str) -> State:
+        _target(scene, state, catalog, agent, object_id, **{capability: True})
         obj = state.objects[object_id]
-        if obj.is_open == opening:
-            raise ActionFailed(f"{object_id} is already {'open' if opening else 'closed'}")
-        state = state.with_objects({object_id: replace(obj, is_open=opening)})
-        if not opening and obj.cls == "Fridge":
-            state = _cool_fridge_contents(state)
+        if getattr(obj, flag) == value:
+            raise ActionFailed(f"{object_id} is already {word}")
+        state = state.with_objects({object_id: replace(obj, **{flag: value})})
+        effect = catalog[obj.cls].effect
+        if effect == COOLS and flag == "is_open" and not value:
+            state = _cool_contents(state, catalog)
+        elif effect == HEATS and flag == "is_on" and value:
+            state = _heat_contents(state, catalog)
+        elif effect == CLEANS and flag == "is_on" and value:
+            state = _clean_basin_contents(scene, state, catalog, agent, object_id)
         return state
 
-    return open_close
-
-
-def _toggle(on: bool) -> Callable:
-    def toggle(scene: Scene, state: State, catalog: Catalog, agent: int, object_id: str) -> State:
-        _target(scene, state, catalog, agent, object_id, toggleable=True)
-        obj = state.objects[object_id]
-        if obj.is_on == on:
-            raise ActionFailed(f"{object_id} is already {'on' if on else 'off'}")
-        state = state.with_objects({object_id: replace(obj, is_on=on)})
-        if on and obj.cls == "Faucet":
-            state = _clean_sink_contents(scene, state, catalog, agent, object_id)
-        elif on and obj.cls == "Microwave":
-            state = _heat_microwave_contents(state)
-        return state
-
-    return toggle
+    return switch
 
 
 def _slice(scene: Scene, state: State, catalog: Catalog, agent: int, object_id: str) -> State:
@@ -163,13 +156,13 @@ def _stop(scene: Scene, state: State, catalog: Catalog, agent: int, _: None) -> 
 # --- ALFRED's state tracking ----------------------------------------------------------------------
 
 
-def _clean_sink_contents(scene: Scene, state: State, catalog: Catalog, agent: int, faucet_id: str) -> State:
-    """The faucet cleans what lies in the visible sink basin closest to it (ALFRED's rule)."""
+def _clean_basin_contents(scene: Scene, state: State, catalog: Catalog, agent: int, faucet_id: str) -> State:
+    """A faucet cleans what lies in the visible sink basin closest to it (ALFRED's rule)."""
     fx, _, fz = scene.fixed[faucet_id].position
     basins = [
         scene.fixed[o.id]
         for o in state.objects.values()
-        if o.cls == "SinkBasin" and o.id in scene.fixed and why_not_visible(scene, state, catalog, agent, o.id) is None
+        if catalog[o.cls].basin and o.id in scene.fixed and why_not_visible(scene, state, catalog, agent, o.id) is None
     ]
     if not basins:
         return state
@@ -179,16 +172,16 @@ def _clean_sink_contents(scene: Scene, state: State, catalog: Catalog, agent: in
     return replace(state, cleaned=state.cleaned | frozenset(contents))
 
 
-def _heat_microwave_contents(state: State) -> State:
+def _heat_contents(state: State, catalog: Catalog) -> State:
     """Turning a microwave on heats what is inside every microwave (ALFRED's rule)."""
-    contents = [d for o in state.objects.values() if o.cls == "Microwave" for d in state.descendants(o.id)]
+    contents = [d for o in state.objects.values() if catalog[o.cls].effect == HEATS for d in state.descendants(o.id)]
     state = state.with_objects({i: replace(state.objects[i], is_hot=True, is_cold=False) for i in contents})
     return replace(state, heated=state.heated | frozenset(contents))
 
 
-def _cool_fridge_contents(state: State) -> State:
+def _cool_contents(state: State, catalog: Catalog) -> State:
     """Closing a fridge cools what is inside every fridge (ALFRED's rule)."""
-    contents = [d for o in state.objects.values() if o.cls == "Fridge" for d in state.descendants(o.id)]
+    contents = [d for o in state.objects.values() if catalog[o.cls].effect == COOLS for d in state.descendants(o.id)]
     state = state.with_objects({i: replace(state.objects[i], is_cold=True, is_hot=False) for i in contents})
     return replace(state, cooled=state.cooled | frozenset(contents))
 
@@ -201,10 +194,10 @@ _DYNAMICS: dict[str, Callable] = {
     A.LOOK_DOWN: _look(15),
     A.PICKUP: _pickup,
     A.PUT: _put,
-    A.OPEN: _open_close(True),
-    A.CLOSE: _open_close(False),
-    A.TOGGLE_ON: _toggle(True),
-    A.TOGGLE_OFF: _toggle(False),
+    A.OPEN: _switch("openable", "is_open", True, "open"),
+    A.CLOSE: _switch("openable", "is_open", False, "closed"),
+    A.TOGGLE_ON: _switch("toggleable", "is_on", True, "on"),
+    A.TOGGLE_OFF: _switch("toggleable", "is_on", False, "off"),
     A.SLICE: _slice,
     A.STOP: _stop,
 }
