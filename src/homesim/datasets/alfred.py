@@ -40,6 +40,29 @@ class AlfredEpisode:
     expert_subgoal_index: tuple[int, ...]  # ALFRED's high_idx of each expert action
     annotations: tuple[Annotation, ...]
 
+    def to_dict(self) -> dict:
+        return {
+            "id": self.id,
+            "scene_id": self.scene_id,
+            "initial_state": self.initial_state.to_dict(),
+            "goal": self.goal.to_dict(),
+            "expert_actions": [[a.name, a.target] for a in self.expert_actions],
+            "expert_subgoal_index": list(self.expert_subgoal_index),
+            "annotations": [{"task_desc": a.task_desc, "high_descs": list(a.high_descs)} for a in self.annotations],
+        }
+
+    @staticmethod
+    def from_dict(d: dict) -> AlfredEpisode:
+        return AlfredEpisode(
+            id=d["id"],
+            scene_id=d["scene_id"],
+            initial_state=State.from_dict(d["initial_state"]),
+            goal=AlfredGoal(**d["goal"]),
+            expert_actions=tuple(Action(name, target) for name, target in d["expert_actions"]),
+            expert_subgoal_index=tuple(d["expert_subgoal_index"]),
+            annotations=tuple(Annotation(a["task_desc"], tuple(a["high_descs"])) for a in d["annotations"]),
+        )
+
 
 def expert_actions(where: str, trajectory: dict) -> tuple[tuple[Action, ...], tuple[int, ...]]:
     actions, subgoals = [], []

@@ -169,7 +169,8 @@ def gather_evidence(trajectories: Iterable[dict]) -> dict[str, _FloorPlanEvidenc
     return evidence
 
 
-def load_layout(layouts: Path, floor_plan: str) -> tuple[np.ndarray, list[str], dict]:
+def load_layout(layouts: str | Path, floor_plan: str) -> tuple[np.ndarray, list[str], dict]:
+    layouts = Path(layouts)
     files = {kind: layouts / f"{floor_plan}-{kind}" for kind in ("layout.npy", "objects.json", "openable.json")}
     for kind, file in files.items():
         if not file.exists():
@@ -185,7 +186,7 @@ def load_layout(layouts: Path, floor_plan: str) -> tuple[np.ndarray, list[str], 
     return points, classes, openable
 
 
-def build_scene(floor_plan: str, layouts: Path, evidence: _FloorPlanEvidence, catalog: Catalog | None = None) -> Scene:
+def build_scene(floor_plan: str, layouts: str | Path, evidence: _FloorPlanEvidence, catalog: Catalog | None = None) -> Scene:
     catalog = catalog or alfred_catalog()
     points, _, openable = load_layout(layouts, floor_plan)
     layout_cells = {to_cell(x, z) for x, z in points}
