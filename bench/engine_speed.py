@@ -31,7 +31,11 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "alfre
 
 
 def homesim_steps_per_second(floor_plan: str, steps: int, seed: int) -> tuple[float, float]:
-    trajectories = [t for t in read_trajectories(SHARED / "trajectories" / "valid_seen.jsonl.gz") if t.data["scene"]["floor_plan"] == floor_plan]
+    trajectories = [
+        t
+        for t in read_trajectories(SHARED / "trajectories" / "valid_seen.jsonl.gz")
+        if t.data["scene"]["floor_plan"] == floor_plan
+    ]
     if not trajectories:
         sys.exit(f"no valid_seen trajectory uses {floor_plan}")
     scene = build_scene(floor_plan, SHARED / "layouts", gather_evidence(t.data for t in trajectories)[floor_plan])
@@ -72,11 +76,25 @@ def main() -> None:
     table = Table(title="engine speed, one process, no rendering")
     for column in ("env", "steps/s", "ratio to MiniGrid"):
         table.add_column(column)
-    table.add_row(f"homesim ALFRED {args.floor_plan} (random valid actions, {success_rate:.0%} succeed)", f"{ours:,.0f}", f"{ours / reference:.2f}x")
+    table.add_row(
+        f"homesim ALFRED {args.floor_plan} (random valid actions, {success_rate:.0%} succeed)",
+        f"{ours:,.0f}",
+        f"{ours / reference:.2f}x",
+    )
     table.add_row("MiniGrid-Empty-8x8-v0 (random actions)", f"{reference:,.0f}", "1.00x")
     Console().print(table)
     if args.json:
-        args.json.write_text(json.dumps({"homesim_steps_per_s": ours, "homesim_action_success": success_rate, "minigrid_steps_per_s": reference, "ratio": ours / reference}, indent=1))
+        args.json.write_text(
+            json.dumps(
+                {
+                    "homesim_steps_per_s": ours,
+                    "homesim_action_success": success_rate,
+                    "minigrid_steps_per_s": reference,
+                    "ratio": ours / reference,
+                },
+                indent=1,
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -12,15 +12,22 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
-app = typer.Typer(help="homesim: a fast, headless household simulator for instruction-following agents.", no_args_is_help=True)
-alfred_app = typer.Typer(help="ALFRED: import its scenes and trajectories, replay its expert demonstrations.", no_args_is_help=True)
+app = typer.Typer(
+    help="homesim: a fast, headless household simulator for instruction-following agents.", no_args_is_help=True
+)
+alfred_app = typer.Typer(
+    help="ALFRED: import its scenes and trajectories, replay its expert demonstrations.", no_args_is_help=True
+)
 app.add_typer(alfred_app, name="alfred")
 console = Console(width=None if sys.stdout.isatty() else 150)  # piped output: wide tables, no wrapping
 
 TrajectoriesOption = Annotated[
-    Path, typer.Option("--trajectories", help="ALFRED trajectories: a json_2.1.0 tree, a traj_data.json, or a .jsonl[.gz]")
+    Path,
+    typer.Option("--trajectories", help="ALFRED trajectories: a json_2.1.0 tree, a traj_data.json, or a .jsonl[.gz]"),
 ]
-LayoutsOption = Annotated[Path, typer.Option("--layouts", help="folder of ALFRED's FloorPlanN-{layout.npy,objects.json,openable.json}")]
+LayoutsOption = Annotated[
+    Path, typer.Option("--layouts", help="folder of ALFRED's FloorPlanN-{layout.npy,objects.json,openable.json}")
+]
 
 
 def _percent(n: int, total: int) -> str:
@@ -37,7 +44,9 @@ def alfred_replay(
     """Replay ALFRED's expert low-level actions in homesim and check that each reaches its goal."""
     from homesim.datasets.alfred_replay import replay_path
 
-    report = replay_path(trajectories, layouts, progress=lambda items: track(items, description="replaying", console=console))
+    report = replay_path(
+        trajectories, layouts, progress=lambda items: track(items, description="replaying", console=console)
+    )
     summary = report.summary()
 
     table = Table(title=f"ALFRED expert replay: {trajectories}")
@@ -64,7 +73,11 @@ def alfred_replay(
 
     for failure in summary["failures"][:show_failures]:
         first = failure["first_failure"]
-        why = f"step {first['index']} {first['action']} {first['target'] or ''}: {first['message']}" if first else "goal not satisfied"
+        why = (
+            f"step {first['index']} {first['action']} {first['target'] or ''}: {first['message']}"
+            if first
+            else "goal not satisfied"
+        )
         console.print(f"[yellow]failed[/] {failure['name']}: {why}")
     for error in summary["errors"][:show_failures]:
         console.print(f"[red]malformed[/] {error}")
@@ -110,7 +123,9 @@ def alfred_import_scenes(
 def rooms(
     seed: Annotated[int, typer.Option(help="seed of the generated rooms and of the random play")] = 0,
     steps: Annotated[int, typer.Option(help="random actions played in each room")] = 2000,
-    out: Annotated[Path, typer.Option(help="folder for the scene and state files and summary.json")] = Path("out/rooms"),
+    out: Annotated[Path, typer.Option(help="folder for the scene and state files and summary.json")] = Path(
+        "out/rooms"
+    ),
 ) -> None:
     """Generate one procedural room of each ALFRED room type, play random actions in it, save everything.
 
@@ -126,7 +141,16 @@ def rooms(
     catalog = alfred_catalog()
     out.mkdir(parents=True, exist_ok=True)
     table = Table(title=f"procedural rooms, seed {seed}, {steps} random actions each")
-    for column in ("room", "reachable cells", "fixed objects", "movable objects", "actions succeeded", "objects moved", "steps/s", "final state"):
+    for column in (
+        "room",
+        "reachable cells",
+        "fixed objects",
+        "movable objects",
+        "actions succeeded",
+        "objects moved",
+        "steps/s",
+        "final state",
+    ):
         table.add_column(column, justify="left" if column == "room" else "right")
     summary = []
     for room_type in track(ROOM_TYPES, description="rooms", console=console):

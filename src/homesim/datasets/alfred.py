@@ -108,7 +108,9 @@ def initial_state(where: str, trajectory: dict, scene: Scene, catalog: Catalog |
     catalog = catalog or alfred_catalog()
     record = trajectory["scene"]
     toggled_on = {t["objectType"] for t in record.get("object_toggles", []) if t.get("isOn")}
-    objects = {f.id: ObjectState(f.id, f.cls, is_open=f.starts_open, is_on=f.cls in toggled_on) for f in scene.fixed.values()}
+    objects = {
+        f.id: ObjectState(f.id, f.cls, is_open=f.starts_open, is_on=f.cls in toggled_on) for f in scene.fixed.values()
+    }
     dirty = bool(record.get("dirty_and_empty"))
     for i, pose in enumerate(record.get("object_poses", [])):
         try:
@@ -135,14 +137,23 @@ def initial_state(where: str, trajectory: dict, scene: Scene, catalog: Catalog |
             nearest = min(holders, key=lambda h: sum((a - b) ** 2 for a, b in zip(parse_object_id(h)[1], rpos)))
             objects[oid] = replace(objects[oid], parent=nearest)
     init = record["init_action"]
-    agent = AgentState(x=float(init["x"]), z=float(init["z"]), yaw=int(round(init["rotation"])) % 360, horizon=int(round(init["horizon"])))
+    agent = AgentState(
+        x=float(init["x"]),
+        z=float(init["z"]),
+        yaw=int(round(init["rotation"])) % 360,
+        horizon=int(round(init["horizon"])),
+    )
     return State(objects=objects, agents=(agent,))
 
 
 def _nest_in_movable_receptacles(objects: dict[str, ObjectState], catalog: Catalog) -> None:
     """Objects lying within a bowl, cup, plate, pan, pot or box start inside it (a spoon in a cup).
     A utensil's pivot may lie beyond the rim by up to half its length (its handle sticks out)."""
-    containers = [o for o in objects.values() if o.position is not None and catalog[o.cls].pickupable and catalog[o.cls].receptacle]
+    containers = [
+        o
+        for o in objects.values()
+        if o.position is not None and catalog[o.cls].pickupable and catalog[o.cls].receptacle
+    ]
     for o in list(objects.values()):
         if o.position is None:
             continue
@@ -151,10 +162,18 @@ def _nest_in_movable_receptacles(objects: dict[str, ObjectState], catalog: Catal
         for c in containers:
             box = fixed_box(c.cls, c.position, catalog)
             (x, y, z), (x0, y0, z0), (x1, y1, z1) = o.position, box.lo, box.hi
-            if c.id != o.id and catalog.can_contain(c.cls, o.cls) and x0 - reach <= x <= x1 + reach and z0 - reach <= z <= z1 + reach and y0 - 0.02 <= y <= y1:
+            if (
+                c.id != o.id
+                and catalog.can_contain(c.cls, o.cls)
+                and x0 - reach <= x <= x1 + reach
+                and z0 - reach <= z <= z1 + reach
+                and y0 - 0.02 <= y <= y1
+            ):
                 inside.append(c)
         if inside:
-            holder = min(inside, key=lambda c: (c.position[0] - o.position[0]) ** 2 + (c.position[2] - o.position[2]) ** 2)
+            holder = min(
+                inside, key=lambda c: (c.position[0] - o.position[0]) ** 2 + (c.position[2] - o.position[2]) ** 2
+            )
             if objects[holder.id].parent != o.id:  # never nest two things in each other
                 objects[o.id] = replace(o, parent=holder.id)
 
@@ -170,7 +189,9 @@ def check_targets(where: str, actions: tuple[Action, ...], state: State, catalog
             raise DataError(where, f"plan.low_actions[{i}].api_action", f"object {action.target!r} is not in the scene")
 
 
-def episode_from_trajectory(where: str, trajectory: dict, scene: Scene, catalog: Catalog | None = None) -> AlfredEpisode:
+def episode_from_trajectory(
+    where: str, trajectory: dict, scene: Scene, catalog: Catalog | None = None
+) -> AlfredEpisode:
     catalog = catalog or alfred_catalog()
     try:
         goal = AlfredGoal.from_pddl_params(trajectory["task_type"], trajectory["pddl_params"])

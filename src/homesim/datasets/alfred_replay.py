@@ -116,7 +116,9 @@ def replay_trajectories(
     for t in progress(good):
         scene = scenes.get(t.data["scene"]["floor_plan"])
         if scene is None:
-            errors.append(DataError(t.source, "scene.floor_plan", f"no scene could be built for {t.data['scene']['floor_plan']}"))
+            errors.append(
+                DataError(t.source, "scene.floor_plan", f"no scene could be built for {t.data['scene']['floor_plan']}")
+            )
             continue
         try:
             results.append(replay_episode(t.name, t.data, scene))
@@ -125,5 +127,7 @@ def replay_trajectories(
     return ReplayReport(results, errors, {k: s.provenance for k, s in scenes.items()})
 
 
-def replay_path(trajectories: str | Path, layouts: str | Path, progress: Callable = lambda items: items) -> ReplayReport:
+def replay_path(
+    trajectories: str | Path, layouts: str | Path, progress: Callable = lambda items: items
+) -> ReplayReport:
     return replay_trajectories(read_trajectories(trajectories), layouts, progress)

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import json
 import math
-from decimal import ROUND_HALF_UP, Decimal
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import numpy as np
@@ -186,7 +186,9 @@ def load_layout(layouts: str | Path, floor_plan: str) -> tuple[np.ndarray, list[
     return points, classes, openable
 
 
-def build_scene(floor_plan: str, layouts: str | Path, evidence: _FloorPlanEvidence, catalog: Catalog | None = None) -> Scene:
+def build_scene(
+    floor_plan: str, layouts: str | Path, evidence: _FloorPlanEvidence, catalog: Catalog | None = None
+) -> Scene:
     catalog = catalog or alfred_catalog()
     points, _, openable = load_layout(layouts, floor_plan)
     layout_cells = {to_cell(x, z) for x, z in points}
@@ -233,7 +235,9 @@ def build_scene(floor_plan: str, layouts: str | Path, evidence: _FloorPlanEviden
         if match in boxes and match not in opened and catalog[parse_object_id(match)[0]].openable:
             starts_open.add(match)
     fixed = {
-        oid: FixedObject(oid, parse_object_id(oid)[0], parse_object_id(oid)[1], box, poses.get(oid, ()), oid in starts_open)
+        oid: FixedObject(
+            oid, parse_object_id(oid)[0], parse_object_id(oid)[1], box, poses.get(oid, ()), oid in starts_open
+        )
         for oid, box in boxes.items()
     }
     heights = evidence.camera_heights

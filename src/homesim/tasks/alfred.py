@@ -110,7 +110,9 @@ def goal_conditions(scene: Scene, state: State, goal: AlfredGoal, agent: int = 0
         total += 2
         met += state.agents[agent].held in targets
         lamps = _ids(state, goal.toggle_target)
-        met += any(state.objects[t].is_on and why_not_visible(scene, state, alfred_catalog(), agent, t) is None for t in lamps)
+        met += any(
+            state.objects[t].is_on and why_not_visible(scene, state, alfred_catalog(), agent, t) is None for t in lamps
+        )
         return met, total
 
     parents = _ids(state, goal.parent_target)

@@ -7,6 +7,18 @@ from homesim.world.scene import Box, FixedObject, Pose, Scene
 from homesim.world.state import AgentState, ObjectState, State
 
 __all__ = [
-    "ACTIONS", "Action", "AgentState", "Box", "Catalog", "Event", "FixedObject", "ObjectClass", "ObjectState",
-    "Pose", "Scene", "State", "alfred_catalog", "step",
+    "ACTIONS",
+    "Action",
+    "AgentState",
+    "Box",
+    "Catalog",
+    "Event",
+    "FixedObject",
+    "ObjectClass",
+    "ObjectState",
+    "Pose",
+    "Scene",
+    "State",
+    "alfred_catalog",
+    "step",
 ]

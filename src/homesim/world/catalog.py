@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-
 COOLS, HEATS, CLEANS = "cools contents when closed", "heats contents when on", "cleans the nearest basin when on"
 EFFECTS = (COOLS, HEATS, CLEANS)
 

@@ -14,7 +14,7 @@ from dataclasses import replace
 from homesim.world import actions as A
 from homesim.world.actions import Action, Event
 from homesim.world.catalog import CLEANS, COOLS, HEATS, Catalog, alfred_catalog
-from homesim.world.geometry import YAW_STEP, ahead, object_box, visible_point, why_not_visible
+from homesim.world.geometry import ahead, object_box, visible_point, why_not_visible
 from homesim.world.scene import Scene
 from homesim.world.state import AgentState, State
 
@@ -25,7 +25,9 @@ class ActionFailed(Exception):
     """Raised inside an action's function; `step` turns it into a failed event."""
 
 
-def step(scene: Scene, state: State, action: Action, agent: int = 0, catalog: Catalog | None = None) -> tuple[State, Event]:
+def step(
+    scene: Scene, state: State, action: Action, agent: int = 0, catalog: Catalog | None = None
+) -> tuple[State, Event]:
     """Applies one agent's action. Never raises for a failed action: the event says why it failed."""
     catalog = catalog or alfred_catalog()
     try:
@@ -143,7 +145,9 @@ def _slice(scene: Scene, state: State, catalog: Catalog, agent: int, object_id: 
     if cls.sliced_class is None:
         raise ActionFailed(f"a {whole.cls} cannot be sliced into pieces")
     pieces = {
-        f"{object_id}|{cls.sliced_class}_{i}": replace(whole, id=f"{object_id}|{cls.sliced_class}_{i}", cls=cls.sliced_class)
+        f"{object_id}|{cls.sliced_class}_{i}": replace(
+            whole, id=f"{object_id}|{cls.sliced_class}_{i}", cls=cls.sliced_class
+        )
         for i in range(cls.slice_count)
     }
     return state.with_objects(pieces, removed=(object_id,))
