@@ -34,7 +34,7 @@ def main() -> None:
     evidence = gather_evidence(t.data for t in trajectories)
     scenes = {floor_plan: build_scene(floor_plan, args.layouts, e) for floor_plan, e in evidence.items()}
     imported = time.perf_counter()
-    results = [replay_episode(t.name, t.data, scenes[t.data["scene"]["floor_plan"]]) for t in trajectories]
+    results = [replay_episode(t.name, t.source, t.data, scenes[t.data["scene"]["floor_plan"]]) for t in trajectories]
     replayed = time.perf_counter()
 
     actions = sum(r.actions for r in results)

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-SHARED_DATA = Path(os.environ.get("HOMESIM_SHARED_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data"))
+SHARED_DATA = Path(
+    os.environ.get("HOMESIM_SHARED_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data")
+)
 ALFRED_DATA = SHARED_DATA / "alfred"
 
 

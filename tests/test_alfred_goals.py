@@ -16,9 +16,35 @@ import pytest
 
 from homesim.tasks.alfred import TASK_TYPES, AlfredGoal, goal_conditions, goal_satisfied
 from world_fixtures import (
-    APPLE, BOOK, BOWL, CELLPHONE, COUNTER, COUNTER_2, DESK_LAMP, DINING_TABLE, FAUCET, FLOOR_LAMP, FRIDGE,
-    KNIFE, MICROWAVE, MUG, POT, POTATO, SINK_BASIN, STATIONS, WATCH, add, add_piece, at, holding, kitchen,
-    of_class, put_in, run, with_flags, with_history,
+    APPLE,
+    BOOK,
+    BOWL,
+    CELLPHONE,
+    COUNTER,
+    COUNTER_2,
+    DESK_LAMP,
+    DINING_TABLE,
+    FAUCET,
+    FLOOR_LAMP,
+    FRIDGE,
+    KNIFE,
+    MICROWAVE,
+    MUG,
+    POT,
+    POTATO,
+    SINK_BASIN,
+    STATIONS,
+    WATCH,
+    add,
+    add_piece,
+    at,
+    holding,
+    kitchen,
+    of_class,
+    put_in,
+    run,
+    with_flags,
+    with_history,
 )
 
 SIMPLE, TWO, LOOK, CLEAN, HEAT, COOL, MOVABLE = TASK_TYPES
@@ -41,8 +67,13 @@ def slice_(scene, state, whole: str) -> object:
 
 def test_alfred_has_seven_task_types():
     assert TASK_TYPES == (
-        "pick_and_place_simple", "pick_two_obj_and_place", "look_at_obj_in_light", "pick_clean_then_place_in_recep",
-        "pick_heat_then_place_in_recep", "pick_cool_then_place_in_recep", "pick_and_place_with_movable_recep",
+        "pick_and_place_simple",
+        "pick_two_obj_and_place",
+        "look_at_obj_in_light",
+        "pick_clean_then_place_in_recep",
+        "pick_heat_then_place_in_recep",
+        "pick_cool_then_place_in_recep",
+        "pick_and_place_with_movable_recep",
     )
 
 
@@ -61,8 +92,13 @@ def test_goal_rejects_an_unknown_class(field, name):
 
 
 def test_goal_from_pddl_params_reads_alfreds_fields():
-    params = {"object_target": "Potato", "parent_target": "CounterTop", "toggle_target": "", "mrecep_target": None,
-              "object_sliced": True}
+    params = {
+        "object_target": "Potato",
+        "parent_target": "CounterTop",
+        "toggle_target": "",
+        "mrecep_target": None,
+        "object_sliced": True,
+    }
     goal = AlfredGoal.from_pddl_params(HEAT, params)
     assert goal == AlfredGoal(HEAT, "Potato", parent_target="CounterTop", object_sliced=True)
     assert goal.target_class == "PotatoSliced"
@@ -266,8 +302,9 @@ def test_clean_then_place_by_alfreds_clean_macro():
     assert counts(scene, state, goal) == (0, 3)
     state = run(scene, state, ("ToggleObjectOn", FAUCET))
     assert counts(scene, state, goal) == (1, 3)
-    state = run(scene, state, ("ToggleObjectOff", FAUCET), ("PickupObject", APPLE), "table",
-                ("PutObject", DINING_TABLE))
+    state = run(
+        scene, state, ("ToggleObjectOff", FAUCET), ("PickupObject", APPLE), "table", ("PutObject", DINING_TABLE)
+    )
     assert counts(scene, state, goal) == (3, 3)
 
 
@@ -278,11 +315,26 @@ def test_heat_sliced_potato_then_place_by_real_actions():
     state = slice_(scene, state, POTATO)
     assert counts(scene, state, goal) == (1, 4)
     piece = f"{POTATO}|PotatoSliced_0"
-    state = run(scene, state, ("PickupObject", piece), "microwave", ("OpenObject", MICROWAVE),
-                ("PutObject", MICROWAVE), ("CloseObject", MICROWAVE), ("ToggleObjectOn", MICROWAVE))
+    state = run(
+        scene,
+        state,
+        ("PickupObject", piece),
+        "microwave",
+        ("OpenObject", MICROWAVE),
+        ("PutObject", MICROWAVE),
+        ("CloseObject", MICROWAVE),
+        ("ToggleObjectOn", MICROWAVE),
+    )
     assert counts(scene, state, goal) == (2, 4)
-    state = run(scene, state, ("ToggleObjectOff", MICROWAVE), ("OpenObject", MICROWAVE), ("PickupObject", piece),
-                ("CloseObject", MICROWAVE), "table")
+    state = run(
+        scene,
+        state,
+        ("ToggleObjectOff", MICROWAVE),
+        ("OpenObject", MICROWAVE),
+        ("PickupObject", piece),
+        ("CloseObject", MICROWAVE),
+        "table",
+    )
     assert counts(scene, state, goal) == (2, 4)
     state = run(scene, state, ("PutObject", DINING_TABLE))
     assert counts(scene, state, goal) == (4, 4)
@@ -301,13 +353,21 @@ def test_heating_the_whole_potato_does_not_heat_the_pieces_cut_later():
 def test_cool_then_place_by_alfreds_cool_macro():
     scene, state = kitchen()
     goal = AlfredGoal(COOL, "Apple", parent_target="DiningTable")
-    state = run(scene, state, "counter", ("PickupObject", APPLE), "fridge", ("OpenObject", FRIDGE),
-                ("PutObject", FRIDGE))
+    state = run(
+        scene, state, "counter", ("PickupObject", APPLE), "fridge", ("OpenObject", FRIDGE), ("PutObject", FRIDGE)
+    )
     assert counts(scene, state, goal) == (0, 3)
     state = run(scene, state, ("CloseObject", FRIDGE))
     assert counts(scene, state, goal) == (1, 3)
-    state = run(scene, state, ("OpenObject", FRIDGE), ("PickupObject", APPLE), ("CloseObject", FRIDGE), "table",
-                ("PutObject", DINING_TABLE))
+    state = run(
+        scene,
+        state,
+        ("OpenObject", FRIDGE),
+        ("PickupObject", APPLE),
+        ("CloseObject", FRIDGE),
+        "table",
+        ("PutObject", DINING_TABLE),
+    )
     assert counts(scene, state, goal) == (3, 3)
 
 

@@ -29,8 +29,14 @@ from homesim.world.catalog import alfred_catalog
 from homesim.world.scene import to_cell
 
 PROVENANCE_KEYS = {
-    "cells_from_layout", "cells_from_start_poses", "cells_from_expert_paths", "fixed_from_openable",
-    "fixed_from_trajectories", "fixed_from_planner", "extents_grown_by_pickups", "open_at_start_from_expert",
+    "cells_from_layout",
+    "cells_from_start_poses",
+    "cells_from_expert_paths",
+    "fixed_from_openable",
+    "fixed_from_trajectories",
+    "fixed_from_planner",
+    "extents_grown_by_pickups",
+    "open_at_start_from_expert",
 }
 
 
@@ -182,7 +188,7 @@ def test_an_invalid_jsonl_line_is_an_error_naming_file_and_line_and_the_rest_com
         (lambda t: t.pop("plan"), "plan"),
         (lambda t: t.pop("task_type"), "task_type"),
         (lambda t: t["plan"].pop("low_actions"), "plan.low_actions"),
-        (lambda t: t["scene"].pop("init_action"), "scene"),
+        (lambda t: t["scene"].pop("init_action"), "scene.init_action"),
     ],
 )
 def test_a_trajectory_missing_a_required_field_is_an_error_naming_it(tmp_path, valid_seen, edit, field):

@@ -13,10 +13,45 @@ from homesim.world.geometry import why_not_visible
 from homesim.world.scene import Pose
 from homesim.world.state import State
 from world_fixtures import (
-    APPLE, BOOK, BOWL, BUTTER_KNIFE, CABINET, CELLPHONE, COUNTER, DESK_LAMP, DINING_TABLE, FAUCET,
-    FRIDGE, KNIFE, LETTUCE, MICROWAVE, MUG, PLATE, POT, POTATO, ROOM_CELLS, SINK_BASIN, STATIONS, TOMATO, WATCH,
-    add, agent_at, at, do, fixed, holding, kitchen, kitchen_scene, kitchen_state, make_scene, make_state, of_class,
-    put_in, run, with_flags, with_history,
+    APPLE,
+    BOOK,
+    BOWL,
+    BUTTER_KNIFE,
+    CABINET,
+    CELLPHONE,
+    COUNTER,
+    DESK_LAMP,
+    DINING_TABLE,
+    FAUCET,
+    FRIDGE,
+    KNIFE,
+    LETTUCE,
+    MICROWAVE,
+    MUG,
+    PLATE,
+    POT,
+    POTATO,
+    ROOM_CELLS,
+    SINK_BASIN,
+    STATIONS,
+    TOMATO,
+    WATCH,
+    add,
+    agent_at,
+    at,
+    do,
+    fixed,
+    holding,
+    kitchen,
+    kitchen_scene,
+    kitchen_state,
+    make_scene,
+    make_state,
+    of_class,
+    put_in,
+    run,
+    with_flags,
+    with_history,
 )
 
 CATALOG = alfred_catalog()
@@ -41,7 +76,13 @@ def inside(box, position) -> bool:
 def test_alfred_has_five_navigation_actions_seven_interactions_and_stop():
     assert A.NAVIGATION_ACTIONS == ("MoveAhead_25", "RotateLeft_90", "RotateRight_90", "LookUp_15", "LookDown_15")
     assert set(A.INTERACT_ACTIONS) == {
-        "PickupObject", "PutObject", "OpenObject", "CloseObject", "ToggleObjectOn", "ToggleObjectOff", "SliceObject",
+        "PickupObject",
+        "PutObject",
+        "OpenObject",
+        "CloseObject",
+        "ToggleObjectOn",
+        "ToggleObjectOff",
+        "SliceObject",
     }
     assert A.ACTIONS[-1] == "Stop" and len(A.ACTIONS) == 13
 
@@ -516,11 +557,25 @@ def test_turning_the_microwave_on_heats_its_contents():
 def test_alfreds_heat_macro_heats_the_object():
     """Heat = Open, Put, Close, ToggleOn, ToggleOff, Open, Pickup, Close."""
     scene, state = kitchen(STATIONS["counter"])
-    state = run(scene, state, ("PickupObject", POTATO), "microwave", ("OpenObject", MICROWAVE),
-                ("PutObject", MICROWAVE), ("CloseObject", MICROWAVE))
+    state = run(
+        scene,
+        state,
+        ("PickupObject", POTATO),
+        "microwave",
+        ("OpenObject", MICROWAVE),
+        ("PutObject", MICROWAVE),
+        ("CloseObject", MICROWAVE),
+    )
     assert state.heated == frozenset()
-    state = run(scene, state, ("ToggleObjectOn", MICROWAVE), ("ToggleObjectOff", MICROWAVE),
-                ("OpenObject", MICROWAVE), ("PickupObject", POTATO), ("CloseObject", MICROWAVE))
+    state = run(
+        scene,
+        state,
+        ("ToggleObjectOn", MICROWAVE),
+        ("ToggleObjectOff", MICROWAVE),
+        ("OpenObject", MICROWAVE),
+        ("PickupObject", POTATO),
+        ("CloseObject", MICROWAVE),
+    )
     assert state.heated == {POTATO} and state.agents[0].held == POTATO
     assert state.cooled == frozenset()
 
@@ -539,8 +594,18 @@ def test_closing_the_fridge_cools_everything_in_it_and_opening_does_not():
 def test_alfreds_cool_macro_cools_the_object():
     """Cool = Open, Put, Close, Open, Pickup, Close."""
     scene, state = kitchen(STATIONS["counter"])
-    state = run(scene, state, ("PickupObject", APPLE), "fridge", ("OpenObject", FRIDGE), ("PutObject", FRIDGE),
-                ("CloseObject", FRIDGE), ("OpenObject", FRIDGE), ("PickupObject", APPLE), ("CloseObject", FRIDGE))
+    state = run(
+        scene,
+        state,
+        ("PickupObject", APPLE),
+        "fridge",
+        ("OpenObject", FRIDGE),
+        ("PutObject", FRIDGE),
+        ("CloseObject", FRIDGE),
+        ("OpenObject", FRIDGE),
+        ("PickupObject", APPLE),
+        ("CloseObject", FRIDGE),
+    )
     assert APPLE in state.cooled and state.agents[0].held == APPLE
 
 

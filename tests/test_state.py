@@ -15,8 +15,29 @@ import pytest
 from homesim.world.scene import Pose, Scene
 from homesim.world.state import AgentState, State
 from world_fixtures import (
-    APPLE, BOWL, COUNTER, DESK_LAMP, DINING_TABLE, FAUCET, FRIDGE, KNIFE, MICROWAVE, POTATO, SINK_BASIN, STATIONS,
-    TOMATO, WATCH, add_piece, at, do, holding, kitchen, kitchen_scene, run, with_flags, with_history,
+    APPLE,
+    BOWL,
+    COUNTER,
+    DESK_LAMP,
+    DINING_TABLE,
+    FAUCET,
+    FRIDGE,
+    KNIFE,
+    MICROWAVE,
+    POTATO,
+    SINK_BASIN,
+    STATIONS,
+    TOMATO,
+    WATCH,
+    add_piece,
+    at,
+    do,
+    holding,
+    kitchen,
+    kitchen_scene,
+    run,
+    with_flags,
+    with_history,
 )
 
 
@@ -146,8 +167,15 @@ def test_stable_hash_is_the_same_in_another_process():
         "print(State.from_dict(json.load(sys.stdin)).stable_hash())"
     )
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
-    out = subprocess.run([sys.executable, "-c", code], input=json.dumps(state.to_dict()), capture_output=True,
-                         text=True, env=env, check=True, cwd=Path(__file__).parent)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        input=json.dumps(state.to_dict()),
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        cwd=Path(__file__).parent,
+    )
     assert out.stdout.strip() == state.stable_hash()
     assert len(state.stable_hash()) == 16
 
@@ -192,14 +220,41 @@ def test_with_objects_and_with_agent_copy_instead_of_changing():
 
 # Every action, successful or not, from states where it applies.
 EPISODE = [
-    ("counter", None), ("PickupObject", KNIFE), ("SliceObject", APPLE), ("SliceObject", POTATO), ("PutObject", COUNTER),
-    ("PickupObject", f"{APPLE}|AppleSliced_0"), ("PickupObject", POTATO), ("sink", None), ("PutObject", SINK_BASIN),
-    ("ToggleObjectOn", FAUCET), ("ToggleObjectOff", FAUCET), ("PickupObject", f"{APPLE}|AppleSliced_0"),
-    ("fridge", None), ("OpenObject", FRIDGE), ("PutObject", FRIDGE), ("CloseObject", FRIDGE), ("CloseObject", FRIDGE),
-    ("microwave", None), ("OpenObject", MICROWAVE), ("PickupObject", TOMATO), ("CloseObject", MICROWAVE),
-    ("ToggleObjectOn", MICROWAVE), ("table", None), ("PickupObject", BOWL), ("PutObject", DINING_TABLE),
-    ("MoveAhead", None), ("RotateLeft", None), ("RotateRight", None), ("LookUp", None), ("LookDown", None),
-    ("LookDown", None), ("LookDown", None), ("lamp", None), ("ToggleObjectOn", DESK_LAMP), ("Stop", None),
+    ("counter", None),
+    ("PickupObject", KNIFE),
+    ("SliceObject", APPLE),
+    ("SliceObject", POTATO),
+    ("PutObject", COUNTER),
+    ("PickupObject", f"{APPLE}|AppleSliced_0"),
+    ("PickupObject", POTATO),
+    ("sink", None),
+    ("PutObject", SINK_BASIN),
+    ("ToggleObjectOn", FAUCET),
+    ("ToggleObjectOff", FAUCET),
+    ("PickupObject", f"{APPLE}|AppleSliced_0"),
+    ("fridge", None),
+    ("OpenObject", FRIDGE),
+    ("PutObject", FRIDGE),
+    ("CloseObject", FRIDGE),
+    ("CloseObject", FRIDGE),
+    ("microwave", None),
+    ("OpenObject", MICROWAVE),
+    ("PickupObject", TOMATO),
+    ("CloseObject", MICROWAVE),
+    ("ToggleObjectOn", MICROWAVE),
+    ("table", None),
+    ("PickupObject", BOWL),
+    ("PutObject", DINING_TABLE),
+    ("MoveAhead", None),
+    ("RotateLeft", None),
+    ("RotateRight", None),
+    ("LookUp", None),
+    ("LookDown", None),
+    ("LookDown", None),
+    ("LookDown", None),
+    ("lamp", None),
+    ("ToggleObjectOn", DESK_LAMP),
+    ("Stop", None),
 ]
 
 

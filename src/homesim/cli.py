@@ -23,10 +23,18 @@ console = Console(width=None if sys.stdout.isatty() else 150)  # piped output: w
 
 TrajectoriesOption = Annotated[
     Path,
-    typer.Option("--trajectories", help="ALFRED trajectories: a json_2.1.0 tree, a traj_data.json, or a .jsonl[.gz]"),
+    typer.Option(
+        "--trajectories", exists=True, help="ALFRED trajectories: a json_2.1.0 tree, a traj_data.json, or a .jsonl[.gz]"
+    ),
 ]
 LayoutsOption = Annotated[
-    Path, typer.Option("--layouts", help="folder of ALFRED's FloorPlanN-{layout.npy,objects.json,openable.json}")
+    Path,
+    typer.Option(
+        "--layouts",
+        exists=True,
+        file_okay=False,
+        help="folder of ALFRED's FloorPlanN-{layout.npy,objects.json,openable.json}",
+    ),
 ]
 
 
@@ -53,14 +61,14 @@ def alfred_replay(
     for column in ("task type", "trajectories", "all actions succeeded", "goal satisfied", "goal-condition ratio"):
         table.add_column(column, justify="left" if column == "task type" else "right")
     rows = list(summary["by_task_type"].items()) + [("all", summary)]
-    for name, f in rows:
+    for i, (name, f) in enumerate(rows):
         table.add_row(
             name,
             str(f["total"]),
             _percent(f["all_actions_succeeded"], f["total"]),
             _percent(f["goal_satisfied"], f["total"]),
             f"{f['goal_condition_ratio']:.4f}",
-            end_section=name == rows[-2][0],
+            end_section=i == len(rows) - 2,  # a rule above the "all" row
         )
     console.print(table)
 
@@ -105,11 +113,13 @@ def alfred_import_scenes(
     out.mkdir(parents=True, exist_ok=True)
     table = Table(title=f"{len(evidence)} ALFRED floor plans from {len(good)} trajectories")
     table.add_column("floor plan")
+    skipped = 0
     for floor_plan, e in track(sorted(evidence.items()), description="importing", console=console):
         try:
             scene = build_scene(floor_plan, layouts, e)
         except DataError as error:
             console.print(f"[red]skipped[/] {error}")
+            skipped += 1
             continue
         (out / f"{floor_plan}.json").write_text(json.dumps(scene.to_dict()))
         if len(table.columns) == 1:
@@ -117,6 +127,9 @@ def alfred_import_scenes(
                 table.add_column(key.replace("_", " "), justify="right")
         table.add_row(floor_plan, *map(str, scene.provenance.values()))
     console.print(table)
+    if skipped:
+        console.print(f"[red]{skipped} of {len(evidence)} floor plans could not be imported[/] (see above)")
+        raise typer.Exit(1)
 
 
 @app.command("rooms")

@@ -195,8 +195,8 @@ def episode_from_trajectory(
     catalog = catalog or alfred_catalog()
     try:
         goal = AlfredGoal.from_pddl_params(trajectory["task_type"], trajectory["pddl_params"])
-    except (KeyError, ValueError) as e:
-        raise DataError(where, "pddl_params", str(e)) from e
+    except ValueError as e:
+        raise DataError(where, "task_type" if "task type" in str(e) else "pddl_params", str(e)) from e
     actions, subgoals = expert_actions(where, trajectory)
     state = initial_state(where, trajectory, scene, catalog)
     check_targets(where, actions, state, catalog)

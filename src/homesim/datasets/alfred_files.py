@@ -14,6 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from homesim.errors import DataError
+from homesim.scenes.alfred import parse_object_id
+from homesim.tasks.alfred import TASK_TYPES
+from homesim.world.actions import ACTIONS, ALIASES
+from homesim.world.catalog import alfred_catalog
 
 REQUIRED_FIELDS = ("task_type", "pddl_params", "scene", "plan")
 
@@ -57,13 +61,104 @@ def _parse(source: str, text: str) -> RawTrajectory | DataError:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         return DataError(source, "(file)", f"not valid JSON: {e}")
-    if not isinstance(data, dict):
-        return DataError(source, "(file)", "expected a JSON object")
-    for field in REQUIRED_FIELDS:
-        if field not in data:
-            return DataError(source, field, "missing")
-    if not isinstance(data["plan"], dict) or "low_actions" not in data["plan"]:
-        return DataError(source, "plan.low_actions", "missing")
-    if "floor_plan" not in data["scene"] or "init_action" not in data["scene"]:
-        return DataError(source, "scene", "needs floor_plan and init_action")
+    try:
+        check_trajectory(data)
+    except _Malformed as bad:
+        return DataError(source, bad.field, bad.problem)
     return RawTrajectory(source, data)
+
+
+class _Malformed(Exception):
+    def __init__(self, field: str, problem: str) -> None:
+        self.field, self.problem = field, problem
+
+
+def _need(ok: bool, field: str, problem: str) -> None:
+    if not ok:
+        raise _Malformed(field, problem)
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _check_object_id(value: object, field: str) -> None:
+    _need(isinstance(value, str), field, "missing")
+    try:
+        cls, _ = parse_object_id(value)
+    except ValueError as e:
+        raise _Malformed(field, str(e)) from None
+    _need(cls in alfred_catalog().classes, field, f"unknown object class {cls!r} in {value!r}")
+
+
+def check_trajectory(data: object) -> None:
+    """Checks every field homesim reads from an ALFRED trajectory, so that a malformed one is reported
+    up front (raising `_Malformed` with the field) instead of failing half-way through a run."""
+    _need(isinstance(data, dict), "(file)", "expected a JSON object")
+    for field in REQUIRED_FIELDS:
+        _need(field in data, field, "missing")
+    _need(data["task_type"] in TASK_TYPES, "task_type", f"unknown ALFRED task type {data['task_type']!r}")
+    params = data["pddl_params"]
+    _need(
+        isinstance(params, dict) and isinstance(params.get("object_target"), str), "pddl_params", "needs object_target"
+    )
+
+    scene = data["scene"]
+    _need(isinstance(scene, dict), "scene", "expected an object")
+    _need(
+        isinstance(scene.get("floor_plan"), str) and scene["floor_plan"].startswith("FloorPlan"),
+        "scene.floor_plan",
+        "expected FloorPlan<N>",
+    )
+    init = scene.get("init_action")
+    _need(
+        isinstance(init, dict) and all(_number(init.get(k)) for k in ("x", "z", "rotation", "horizon")),
+        "scene.init_action",
+        "needs numbers x, z, rotation, horizon",
+    )
+    _need(
+        round(init["rotation"]) % 90 == 0, "scene.init_action.rotation", f"{init['rotation']} is not a multiple of 90"
+    )
+    poses = scene.get("object_poses", [])
+    _need(isinstance(poses, list), "scene.object_poses", "expected a list")
+    for i, pose in enumerate(poses):
+        ok = (
+            isinstance(pose, dict)
+            and isinstance(pose.get("objectName"), str)
+            and isinstance(pose.get("position"), dict)
+        )
+        _need(
+            ok and all(_number(pose["position"].get(k)) for k in "xyz"),
+            f"scene.object_poses[{i}]",
+            "needs objectName and a position with numbers x, y, z",
+        )
+
+    plan = data["plan"]
+    _need(isinstance(plan, dict), "plan", "expected an object")
+    _need(isinstance(plan.get("low_actions"), list), "plan.low_actions", "missing or not a list")
+    for i, low in enumerate(plan["low_actions"]):
+        _need(
+            isinstance(low, dict) and isinstance(low.get("api_action"), dict),
+            f"plan.low_actions[{i}]",
+            "needs an api_action object",
+        )
+        name = low["api_action"].get("action")
+        _need(
+            ALIASES.get(name, name) in ACTIONS, f"plan.low_actions[{i}].api_action.action", f"unknown action {name!r}"
+        )
+        for key in ("objectId", "receptacleObjectId"):
+            if key in low["api_action"]:
+                _check_object_id(low["api_action"][key], f"plan.low_actions[{i}].api_action.{key}")
+    high = plan.get("high_pddl", [])
+    _need(isinstance(high, list), "plan.high_pddl", "expected a list")
+    for i, step in enumerate(high):
+        planner = step.get("planner_action") if isinstance(step, dict) else None
+        _need(isinstance(planner, dict), f"plan.high_pddl[{i}].planner_action", "missing")
+        if "coordinateReceptacleObjectId" in planner:
+            c = planner["coordinateReceptacleObjectId"]
+            ok = isinstance(c, list) and len(c) == 2 and isinstance(c[0], str) and isinstance(c[1], list)
+            _need(
+                ok and len(c[1]) == 6 and all(map(_number, c[1])),
+                f"plan.high_pddl[{i}].planner_action.coordinateReceptacleObjectId",
+                "expected [class, 6 numbers]",
+            )

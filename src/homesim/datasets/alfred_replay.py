@@ -36,9 +36,10 @@ class ReplayResult:
     first_failure: dict | None  # {"index", "action", "target", "message"}
 
 
-def replay_episode(name: str, trajectory: dict, scene: Scene) -> ReplayResult:
+def replay_episode(name: str, source: str, trajectory: dict, scene: Scene) -> ReplayResult:
+    """Replays one trajectory (`name` is ALFRED's, `source` the file and line errors are reported against)."""
     catalog = alfred_catalog()
-    episode = episode_from_trajectory(name, trajectory, scene, catalog)
+    episode = episode_from_trajectory(source, trajectory, scene, catalog)
     state, first_failure, failures = episode.initial_state, None, 0
     for i, action in enumerate(episode.expert_actions):
         state, event = step(scene, state, action, catalog=catalog)
@@ -107,21 +108,21 @@ def replay_trajectories(
         (errors if isinstance(item, DataError) else good).append(item)
     evidence = gather_evidence(t.data for t in good)
     scenes: dict[str, Scene] = {}
+    unbuildable: dict[str, DataError] = {}
     for floor_plan, e in sorted(evidence.items()):
         try:
             scenes[floor_plan] = build_scene(floor_plan, layouts, e)
         except DataError as error:
-            errors.append(error)
+            unbuildable[floor_plan] = error
     results = []
     for t in progress(good):
-        scene = scenes.get(t.data["scene"]["floor_plan"])
-        if scene is None:
-            errors.append(
-                DataError(t.source, "scene.floor_plan", f"no scene could be built for {t.data['scene']['floor_plan']}")
-            )
+        floor_plan = t.data["scene"]["floor_plan"]
+        if floor_plan in unbuildable:  # counted once per trajectory that needed it
+            problem = f"{floor_plan} could not be imported: {unbuildable[floor_plan]}"
+            errors.append(DataError(t.source, "scene.floor_plan", problem))
             continue
         try:
-            results.append(replay_episode(t.name, t.data, scene))
+            results.append(replay_episode(t.name, t.source, t.data, scenes[floor_plan]))
         except DataError as error:
             errors.append(error)
     return ReplayReport(results, errors, {k: s.provenance for k, s in scenes.items()})
