@@ -206,6 +206,9 @@ def build_scene(
         if cls not in catalog.classes:
             raise DataError(floor_plan, "object id", f"{oid!r} has unknown class {cls!r}")
         boxes[oid] = fixed_box(cls, position, catalog)
+        # Furniture faces the room: used from a pose looking along x, its width runs along z.
+        if poses.get(oid) and poses[oid][0].yaw in (90, 270):
+            boxes[oid] = boxes[oid].turned()
     # Receptacles only ALFRED's planner names (a stove burner objects start on): ids rebuilt from its coordinates.
     # A basin's id carries its sink's position, not its own, so it matches the planner's basin loosely.
     from_planner = 0

@@ -308,13 +308,6 @@ def wall_frames(width: float, depth: float) -> list[tuple[Frame, float]]:
     ]
 
 
-def turned(box: Box) -> Box:
-    """The box turned a quarter about its vertical centre line: a piece against an east or west wall."""
-    (x0, y0, z0), (x1, y1, z1) = box.lo, box.hi
-    cx, cz, hx, hz = (x0 + x1) / 2, (z0 + z1) / 2, (x1 - x0) / 2, (z1 - z0) / 2
-    return Box((cx - hz, y0, cz - hx), (cx + hz, y1, cz + hx))
-
-
 def place_unit(unit: Unit, frame: Frame, catalog: Catalog) -> PlacedUnit:
     """The unit's fixed objects with the frame's origin at the unit's centre on the wall (or floor)."""
     objects = []
@@ -323,7 +316,7 @@ def place_unit(unit: Unit, frame: Frame, catalog: Catalog) -> PlacedUnit:
         position = (x, part.y, z)
         box = fixed_box(part.cls, position, catalog)
         if frame.along[0] == 0:  # along runs in z: the piece stands against an east or west wall
-            box = turned(box)
+            box = box.turned()
         objects.append(FixedObject(object_id(part.cls, position), part.cls, position, box))
     footprint = (
         min(o.box.lo[0] for o in objects),

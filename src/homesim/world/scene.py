@@ -39,6 +39,12 @@ class Box:
         (x, y, z), (w, h, d) = position, size
         return Box((x - w / 2, y - h / 2, z - d / 2), (x + w / 2, y + h / 2, z + d / 2))
 
+    def turned(self) -> Box:
+        """The box turned a quarter about its vertical centre line (x and z extents swapped)."""
+        (x0, y0, z0), (x1, y1, z1) = self.lo, self.hi
+        cx, cz, hx, hz = (x0 + x1) / 2, (z0 + z1) / 2, (x1 - x0) / 2, (z1 - z0) / 2
+        return Box((cx - hz, y0, cz - hx), (cx + hz, y1, cz + hx))
+
     def union_point(self, p: tuple[float, float, float]) -> Box:
         return Box(tuple(map(min, self.lo, p)), tuple(map(max, self.hi, p)))
 
