@@ -103,15 +103,38 @@ def test_replay_where_nothing_replays_still_reports(alfred_samples, alfred_layou
 
 def test_import_scenes_writes_one_file_per_floor_plan(alfred_samples, alfred_layouts, tmp_path):
     out = tmp_path / "scenes"
-    result = run("alfred", "import-scenes", "--trajectories", alfred_samples, "--layouts", alfred_layouts, "--out", out)
+    result = run(
+        "alfred",
+        "import-scenes",
+        "--trajectories",
+        alfred_samples,
+        "--layouts",
+        alfred_layouts,
+        "--out",
+        out,
+        "--used-only",
+    )
     assert result.exit_code == 0, said(result)
     evidence = gather_evidence(t.data for t in read_trajectories(alfred_samples))
     assert sorted(p.name for p in out.iterdir()) == sorted(f"{fp}.json" for fp in evidence)
-    assert f"{len(evidence)} ALFRED floor plans from 70 trajectories" in " ".join(result.output.split())
+    assert f"{len(evidence)} ALFRED floor plans, with evidence from 70 trajectories" in " ".join(result.output.split())
     for floor_plan, e in evidence.items():
         scene = Scene.from_dict(json.loads((out / f"{floor_plan}.json").read_text()))
         built = build_scene(floor_plan, alfred_layouts, e)
         assert scene == built and scene.provenance == built.provenance
+
+
+def test_import_scenes_without_trajectories_imports_all_120_floor_plans_from_their_layouts(alfred_layouts, tmp_path):
+    out = tmp_path / "scenes"
+    result = run("alfred", "import-scenes", "--layouts", alfred_layouts, "--out", out)
+    assert result.exit_code == 0, said(result)
+    files = sorted(out.iterdir())
+    assert len(files) == 120
+    for file in files:
+        scene = Scene.from_dict(json.loads(file.read_text()))
+        assert scene.provenance["cells_from_expert_paths"] == 0  # no trajectories: the layout alone
+        assert len(scene.reachable) == scene.provenance["cells_from_layout"] > 0
+        assert scene.fixed
 
 
 def test_import_scenes_with_a_missing_trajectories_path_fails_naming_it(alfred_layouts, tmp_path):

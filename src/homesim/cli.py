@@ -99,24 +99,39 @@ def alfred_replay(
 
 @alfred_app.command("import-scenes")
 def alfred_import_scenes(
-    trajectories: TrajectoriesOption,
     layouts: LayoutsOption,
     out: Annotated[Path, typer.Option("--out", help="folder to write one <FloorPlanN>.json scene file per floor plan")],
+    trajectories: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--trajectories",
+            exists=True,
+            help="ALFRED trajectories whose paths and objects complete the scenes (repeatable)",
+        ),
+    ] = None,
+    used_only: Annotated[bool, typer.Option(help="only the floor plans the trajectories use")] = False,
 ) -> None:
-    """Rebuild the floor plans the trajectories use as homesim scene files, and say what each source gave."""
+    """Rebuild ALFRED's floor plans as homesim scene files, and say what each source gave.
+
+    Every floor plan in --layouts is imported; the trajectories (any split) add the cells their expert
+    paths walk and the objects their actions name."""
     from homesim.datasets.alfred_files import read_trajectories
     from homesim.errors import DataError
-    from homesim.scenes.alfred import build_scene, gather_evidence
+    from homesim.scenes.alfred import FloorPlanEvidence, build_scene, floor_plans_in, gather_evidence
 
-    good = [t.data for t in read_trajectories(trajectories) if not isinstance(t, DataError)]
+    good = [t.data for path in trajectories or [] for t in read_trajectories(path) if not isinstance(t, DataError)]
     evidence = gather_evidence(good)
+    floor_plans = sorted(evidence) if used_only else floor_plans_in(layouts)
+    if not floor_plans:
+        console.print(f"[red]no floor plans to import[/]: no FloorPlan*-layout.npy in {layouts}")
+        raise typer.Exit(1)
     out.mkdir(parents=True, exist_ok=True)
-    table = Table(title=f"{len(evidence)} ALFRED floor plans from {len(good)} trajectories")
+    table = Table(title=f"{len(floor_plans)} ALFRED floor plans, with evidence from {len(good)} trajectories")
     table.add_column("floor plan")
     skipped = 0
-    for floor_plan, e in track(sorted(evidence.items()), description="importing", console=console):
+    for floor_plan in track(floor_plans, description="importing", console=console):
         try:
-            scene = build_scene(floor_plan, layouts, e)
+            scene = build_scene(floor_plan, layouts, evidence.get(floor_plan, FloorPlanEvidence()))
         except DataError as error:
             console.print(f"[red]skipped[/] {error}")
             skipped += 1
@@ -128,7 +143,7 @@ def alfred_import_scenes(
         table.add_row(floor_plan, *map(str, scene.provenance.values()))
     console.print(table)
     if skipped:
-        console.print(f"[red]{skipped} of {len(evidence)} floor plans could not be imported[/] (see above)")
+        console.print(f"[red]{skipped} of {len(floor_plans)} floor plans could not be imported[/] (see above)")
         raise typer.Exit(1)
 
 

@@ -94,7 +94,7 @@ def _near(a: tuple[float, float, float], b: tuple[float, float, float], toleranc
 
 
 @dataclass
-class _FloorPlanEvidence:
+class FloorPlanEvidence:
     """What the trajectories of one floor plan say about it."""
 
     cells_start: set = field(default_factory=set)
@@ -142,8 +142,8 @@ def _used_before_opening(trajectory: dict) -> list[tuple[str, tuple[float, float
     return found
 
 
-def gather_evidence(trajectories: Iterable[dict]) -> dict[str, _FloorPlanEvidence]:
-    evidence: dict[str, _FloorPlanEvidence] = defaultdict(_FloorPlanEvidence)
+def gather_evidence(trajectories: Iterable[dict]) -> dict[str, FloorPlanEvidence]:
+    evidence: dict[str, FloorPlanEvidence] = defaultdict(FloorPlanEvidence)
     for t in trajectories:
         e = evidence[t["scene"]["floor_plan"]]
         cells = walked_cells(t["scene"], t["plan"]["low_actions"])
@@ -169,6 +169,12 @@ def gather_evidence(trajectories: Iterable[dict]) -> dict[str, _FloorPlanEvidenc
     return evidence
 
 
+def floor_plans_in(layouts: str | Path) -> list[str]:
+    """The floor plans whose layout files are in a folder, in ALFRED's numeric order."""
+    names = [p.name.removesuffix("-layout.npy") for p in Path(layouts).glob("FloorPlan*-layout.npy")]
+    return sorted(names, key=floor_plan_number)
+
+
 def load_layout(layouts: str | Path, floor_plan: str) -> tuple[np.ndarray, list[str], dict]:
     layouts = Path(layouts)
     files = {kind: layouts / f"{floor_plan}-{kind}" for kind in ("layout.npy", "objects.json", "openable.json")}
@@ -187,7 +193,7 @@ def load_layout(layouts: str | Path, floor_plan: str) -> tuple[np.ndarray, list[
 
 
 def build_scene(
-    floor_plan: str, layouts: str | Path, evidence: _FloorPlanEvidence, catalog: Catalog | None = None
+    floor_plan: str, layouts: str | Path, evidence: FloorPlanEvidence, catalog: Catalog | None = None
 ) -> Scene:
     catalog = catalog or alfred_catalog()
     points, _, openable = load_layout(layouts, floor_plan)
