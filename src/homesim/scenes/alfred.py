@@ -27,10 +27,12 @@ from homesim.errors import DataError
 from homesim.world.catalog import Catalog, alfred_catalog
 from homesim.world.scene import Box, FixedObject, Pose, Scene, to_cell
 
+Position = tuple[float, float, float]
+
 CAMERA_ABOVE_AGENT = 0.675  # AI2-THOR's camera sits this far above the agent's reported y
 
 
-def parse_object_id(object_id: str) -> tuple[str, tuple[float, float, float]]:
+def parse_object_id(object_id: str) -> tuple[str, Position]:
     """An AI2-THOR id `Class|x|y|z[|...]` -> (class, position). Sliced pieces and sink basins carry a suffix."""
     parts = object_id.split("|")
     if len(parts) < 4:
@@ -74,7 +76,7 @@ def walked_cells(scene: dict, low_actions: list[dict]) -> list[tuple[int, int]]:
     return cells
 
 
-def fixed_box(cls: str, position: tuple[float, float, float], catalog: Catalog) -> Box:
+def fixed_box(cls: str, position: Position, catalog: Catalog) -> Box:
     """A class-sized box placed on a fixed object's AI2-THOR position, which sits at the bottom of
     most classes (fridges, lamps, tables), mid-height of cabinets and drawers, at the top of counters."""
     (x, y, z), (w, h, d) = position, catalog[cls].size
@@ -82,14 +84,14 @@ def fixed_box(cls: str, position: tuple[float, float, float], catalog: Catalog) 
     return Box((x - w / 2, y - below, z - d / 2), (x + w / 2, y - below + h, z + d / 2))
 
 
-def _nearest_of_class(ids: Iterable[str], cls: str, position: tuple[float, float, float]) -> str | None:
+def _nearest_of_class(ids: Iterable[str], cls: str, position: Position) -> str | None:
     candidates = [oid for oid in ids if parse_object_id(oid)[0] == cls]
     if not candidates:
         return None
     return min(candidates, key=lambda oid: sum((a - b) ** 2 for a, b in zip(parse_object_id(oid)[1], position)))
 
 
-def _near(a: tuple[float, float, float], b: tuple[float, float, float], tolerance: float = 0.05) -> bool:
+def _near(a: Position, b: Position, tolerance: float = 0.05) -> bool:
     return all(abs(p - q) <= tolerance for p, q in zip(a, b))
 
 
@@ -97,16 +99,25 @@ def _near(a: tuple[float, float, float], b: tuple[float, float, float], toleranc
 class FloorPlanEvidence:
     """What the trajectories of one floor plan say about it."""
 
-    cells_start: set = field(default_factory=set)
-    cells_walked: set = field(default_factory=set)
-    object_ids: set = field(default_factory=set)  # fixed objects the trajectories' actions name
-    support: list = field(default_factory=list)  # (receptacle class, receptacle coords, object position)
-    planner_receptacles: set = field(default_factory=set)  # (class, position) of receptacles the planner used
-    used_unopened: list = field(default_factory=list)  # receptacles used before any OpenObject (see below)
-    camera_heights: list = field(default_factory=list)
+    cells_start: set[tuple[int, int]] = field(default_factory=set)
+    cells_walked: set[tuple[int, int]] = field(default_factory=set)
+    object_ids: set[str] = field(default_factory=set)  # fixed objects the trajectories' actions name
+    support: list[tuple[str, Position, Position]] = field(
+        default_factory=list
+    )  # receptacle class, its and an object's position
+    planner_receptacles: set[tuple[str, Position]] = field(default_factory=set)  # receptacles the planner used
+    used_unopened: list[tuple[str, Position | None, frozenset[str]]] = field(
+        default_factory=list
+    )  # see _used_before_opening
+    camera_heights: list[float] = field(default_factory=list)
 
 
-def initial_pickups(trajectory: dict) -> list[tuple[str, str, tuple[float, float, float]]]:
+def planner_position(coordinates: list[float]) -> Position:
+    """ALFRED's planner coordinates ([x, x, z, z, y, y] in quarter metres) -> (x, y, z) in metres."""
+    return coordinates[0] / 4, coordinates[4] / 4, coordinates[2] / 4
+
+
+def initial_pickups(trajectory: dict) -> list[tuple[str, str, Position]]:
     """(object id, receptacle class, receptacle position) for each object ALFRED's planner picked up
     from where the episode starts it (before the plan moved it)."""
     moved, found = set(), []
@@ -115,13 +126,13 @@ def initial_pickups(trajectory: dict) -> list[tuple[str, str, tuple[float, float
         oid = p.get("objectId")
         if p.get("action") == "PickupObject" and oid not in moved and "coordinateReceptacleObjectId" in p:
             cls, coords = p["coordinateReceptacleObjectId"]
-            found.append((oid, cls, (coords[0] / 4, coords[4] / 4, coords[2] / 4)))
+            found.append((oid, cls, planner_position(coords)))
         if oid:
             moved.add(oid)
     return found
 
 
-def _used_before_opening(trajectory: dict) -> list[tuple[str, tuple[float, float, float] | None, frozenset[str]]]:
+def _used_before_opening(trajectory: dict) -> list[tuple[str, Position | None, frozenset[str]]]:
     """Receptacles the expert puts into, or takes an object from, before any OpenObject on them:
     (receptacle id, None, opened ids) for puts, (class, planner position, opened ids) for pickups."""
     start = {oid: (rcls, rpos) for oid, rcls, rpos in initial_pickups(trajectory)}
@@ -164,7 +175,7 @@ def gather_evidence(trajectories: Iterable[dict]) -> dict[str, FloorPlanEvidence
             p = high.get("planner_action", {})
             if "coordinateReceptacleObjectId" in p:
                 rcls, coords = p["coordinateReceptacleObjectId"]
-                e.planner_receptacles.add((rcls, (coords[0] / 4, coords[4] / 4, coords[2] / 4)))
+                e.planner_receptacles.add((rcls, planner_position(coords)))
         e.used_unopened.extend(_used_before_opening(t))
     return evidence
 
@@ -192,6 +203,59 @@ def load_layout(layouts: str | Path, floor_plan: str) -> tuple[np.ndarray, list[
     return points, classes, openable
 
 
+def _class_sized_boxes(
+    floor_plan: str, ids: list[str], poses: dict[str, tuple[Pose, ...]], catalog: Catalog
+) -> dict[str, Box]:
+    boxes = {}
+    for oid in ids:
+        cls, position = parse_object_id(oid)
+        if cls not in catalog.classes:
+            raise DataError(floor_plan, "object id", f"{oid!r} has unknown class {cls!r}")
+        boxes[oid] = fixed_box(cls, position, catalog)
+        # Furniture faces the room: used from a pose looking along x, its width runs along z.
+        if poses.get(oid) and poses[oid][0].yaw in (90, 270):
+            boxes[oid] = boxes[oid].turned()
+    return boxes
+
+
+def _add_planner_receptacles(boxes: dict[str, Box], planner: set[tuple[str, Position]], catalog: Catalog) -> int:
+    """Receptacles only ALFRED's planner names (a stove burner objects start on), with ids rebuilt from
+    its coordinates. A basin's id carries its sink's position, not its own: it matches loosely."""
+    added = 0
+    for rcls, rpos in sorted(planner):
+        known = [(oid.count("|") > 3, parse_object_id(oid)[1]) for oid in boxes if parse_object_id(oid)[0] == rcls]
+        if any(_near(p, rpos, 0.6 if suffixed else 0.05) for suffixed, p in known):
+            continue
+        if rcls in catalog.classes and not catalog[rcls].pickupable:
+            boxes[object_id(rcls, rpos)] = fixed_box(rcls, rpos, catalog)
+            added += 1
+    return added
+
+
+def _grow_to_cover_what_they_hold(boxes: dict[str, Box], support: list[tuple[str, Position, Position]]) -> int:
+    """Grows each receptacle's box over the start positions of objects the planner picked up from it."""
+    grown = 0
+    for rcls, rpos, opos in support:
+        rid = _nearest_of_class(boxes, rcls, rpos)
+        if rid is not None and not all(lo <= p <= hi for lo, p, hi in zip(boxes[rid].lo, opos, boxes[rid].hi)):
+            boxes[rid] = boxes[rid].union_point(opos)
+            grown += 1
+    return grown
+
+
+def _open_at_start(
+    boxes: dict[str, Box], used_unopened: list[tuple[str, Position | None, frozenset[str]]], catalog: Catalog
+) -> set[str]:
+    """ALFRED's expert only opens what is closed: an openable receptacle it takes from or puts into
+    without opening it first is open in that scene (AI2-THOR has door-less cabinets and open drawers)."""
+    starts_open = set()
+    for what, where, opened in used_unopened:
+        match = what if where is None else _nearest_of_class(boxes, what, where)
+        if match in boxes and match not in opened and catalog[parse_object_id(match)[0]].openable:
+            starts_open.add(match)
+    return starts_open
+
+
 def build_scene(
     floor_plan: str, layouts: str | Path, evidence: FloorPlanEvidence, catalog: Catalog | None = None
 ) -> Scene:
@@ -202,47 +266,14 @@ def build_scene(
     walked_cells_ = evidence.cells_walked - layout_cells - start_cells
     reachable = frozenset(layout_cells | start_cells | walked_cells_)
 
-    poses: dict[str, tuple[Pose, ...]] = {}
-    for oid, (x, z, yaw, horizon) in openable.items():
-        poses[oid] = (Pose(float(x), float(z), int(yaw) % 360, int(horizon)),)
+    poses = {
+        oid: (Pose(float(x), float(z), int(yaw) % 360, int(horizon)),) for oid, (x, z, yaw, horizon) in openable.items()
+    }
     from_trajectories = {oid for oid in evidence.object_ids if oid not in poses}
-    boxes: dict[str, Box] = {}
-    for oid in list(poses) + sorted(from_trajectories):
-        cls, position = parse_object_id(oid)
-        if cls not in catalog.classes:
-            raise DataError(floor_plan, "object id", f"{oid!r} has unknown class {cls!r}")
-        boxes[oid] = fixed_box(cls, position, catalog)
-        # Furniture faces the room: used from a pose looking along x, its width runs along z.
-        if poses.get(oid) and poses[oid][0].yaw in (90, 270):
-            boxes[oid] = boxes[oid].turned()
-    # Receptacles only ALFRED's planner names (a stove burner objects start on): ids rebuilt from its coordinates.
-    # A basin's id carries its sink's position, not its own, so it matches the planner's basin loosely.
-    from_planner = 0
-    for rcls, rpos in sorted(evidence.planner_receptacles):
-        known = [(oid.count("|") > 3, parse_object_id(oid)[1]) for oid in boxes if parse_object_id(oid)[0] == rcls]
-        if any(_near(p, rpos, 0.6 if suffixed else 0.05) for suffixed, p in known):
-            continue
-        if rcls in catalog.classes and not catalog[rcls].pickupable:
-            boxes[object_id(rcls, rpos)] = fixed_box(rcls, rpos, catalog)
-            from_planner += 1
-
-    grown = 0
-    for rcls, rpos, opos in evidence.support:
-        rid = _nearest_of_class(boxes, rcls, rpos)
-        if rid is None:
-            continue
-        box = boxes[rid]
-        if not all(lo <= p <= hi for lo, p, hi in zip(box.lo, opos, box.hi)):
-            boxes[rid] = box.union_point(opos)
-            grown += 1
-
-    # ALFRED's expert only opens what is closed: an openable receptacle it takes from or puts into
-    # without opening it first is open in that scene (AI2-THOR has door-less cabinets and open drawers).
-    starts_open = set()
-    for what, where, opened in evidence.used_unopened:
-        match = what if where is None else _nearest_of_class(boxes, what, where)
-        if match in boxes and match not in opened and catalog[parse_object_id(match)[0]].openable:
-            starts_open.add(match)
+    boxes = _class_sized_boxes(floor_plan, list(poses) + sorted(from_trajectories), poses, catalog)
+    from_planner = _add_planner_receptacles(boxes, evidence.planner_receptacles, catalog)
+    grown = _grow_to_cover_what_they_hold(boxes, evidence.support)
+    starts_open = _open_at_start(boxes, evidence.used_unopened, catalog)
     fixed = {
         oid: FixedObject(
             oid, parse_object_id(oid)[0], parse_object_id(oid)[1], box, poses.get(oid, ()), oid in starts_open
