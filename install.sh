@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs homesim and everything it needs on a fresh Debian machine: the EGL + Mesa libraries that
+# headless OpenGL rendering uses (skipped where present, or where we may not install system packages),
+# then the package with its pinned Python dependencies.
+set -euo pipefail
+cd "$(dirname "$0")"
+missing=$(for p in libegl1 libgl1-mesa-dri; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
+if [ -n "$missing" ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing
+    else
+        echo "homesim: rendering needs the system packages: $missing (install them as root); the rest works without" >&2
+    fi
+fi
+python3 -m pip install -q -e ".[test]"
