@@ -14,9 +14,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from homesim.datasets.alfred_episodes import import_trajectories
 from homesim.datasets.alfred_files import read_trajectories
 from homesim.datasets.alfred_replay import replay_episode
-from homesim.scenes.alfred import build_scene, gather_evidence
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "alfred"
 
@@ -29,12 +29,11 @@ def main() -> None:
     args = parser.parse_args()
 
     begin = time.perf_counter()
-    trajectories = [t for t in read_trajectories(args.trajectories)]
+    trajectories = list(read_trajectories(args.trajectories))
     read = time.perf_counter()
-    evidence = gather_evidence(t.data for t in trajectories)
-    scenes = {floor_plan: build_scene(floor_plan, args.layouts, e) for floor_plan, e in evidence.items()}
+    splits, scenes, _ = import_trajectories(trajectories, args.layouts)
     imported = time.perf_counter()
-    results = [replay_episode(t.name, t.source, t.data, scenes[t.data["scene"]["floor_plan"]]) for t in trajectories]
+    results = [replay_episode(e.id, e, scenes[e.scene_id]) for episodes in splits.values() for e in episodes]
     replayed = time.perf_counter()
 
     actions = sum(r.actions for r in results)
@@ -50,7 +49,7 @@ def main() -> None:
     table = Table(title=f"replaying {len(results)} ALFRED trajectories ({actions:,} expert actions), one core")
     for column in ("phase", "seconds"):
         table.add_column(column)
-    for phase in ("read", "import", "replay", "total"):
+    for phase in ("read", "import", "replay", "total"):  # import: scenes and episodes
         table.add_row(phase, f"{figures[phase + '_s']:.1f}")
     table.add_row("target (total)", "60.0")
     Console().print(table)

@@ -18,7 +18,7 @@ from homesim.scenes.alfred import fixed_box, initial_pickups, object_id, parse_o
 from homesim.tasks.alfred import AlfredGoal
 from homesim.world.actions import ACTIONS, ALIASES, INTERACT_ACTIONS, PUT, Action
 from homesim.world.catalog import Catalog, alfred_catalog
-from homesim.world.scene import FixedObject, Scene
+from homesim.world.scene import GRID_SIZE, FixedObject, Scene
 from homesim.world.state import AgentState, ObjectState, State
 
 PARENT_SEARCH_MARGIN = 0.3  # metres an object may lie outside a receptacle's extent and still be on it
@@ -33,6 +33,17 @@ class Annotation:
 
 
 @dataclass(frozen=True)
+class Subgoal:
+    """One step of ALFRED's high-level plan (GotoLocation, PickupObject, PutObject, CleanObject, ...):
+    the object it acts on, the receptacle it puts into, and for GotoLocation the planner's destination."""
+
+    action: str
+    object_id: str | None = None
+    receptacle_id: str | None = None
+    location: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True)
 class AlfredEpisode:
     id: str
     scene_id: str
@@ -41,6 +52,7 @@ class AlfredEpisode:
     expert_actions: tuple[Action, ...]
     expert_subgoal_index: tuple[int, ...]  # ALFRED's high_idx of each expert action
     annotations: tuple[Annotation, ...]
+    subgoals: tuple[Subgoal, ...] = ()
 
     def to_dict(self) -> dict:
         return {
@@ -51,6 +63,10 @@ class AlfredEpisode:
             "expert_actions": [[a.name, a.target] for a in self.expert_actions],
             "expert_subgoal_index": list(self.expert_subgoal_index),
             "annotations": [{"task_desc": a.task_desc, "high_descs": list(a.high_descs)} for a in self.annotations],
+            "subgoals": [
+                {"action": g.action, "object_id": g.object_id, "receptacle_id": g.receptacle_id, "location": g.location}
+                for g in self.subgoals
+            ],
         }
 
     @staticmethod
@@ -63,6 +79,12 @@ class AlfredEpisode:
             expert_actions=tuple(Action(name, target) for name, target in d["expert_actions"]),
             expert_subgoal_index=tuple(d["expert_subgoal_index"]),
             annotations=tuple(Annotation(a["task_desc"], tuple(a["high_descs"])) for a in d["annotations"]),
+            subgoals=tuple(
+                Subgoal(
+                    g["action"], g["object_id"], g["receptacle_id"], tuple(g["location"]) if g["location"] else None
+                )
+                for g in d.get("subgoals", [])
+            ),
         )
 
 
@@ -82,6 +104,31 @@ def expert_actions(where: str, trajectory: dict) -> tuple[tuple[Action, ...], tu
         actions.append(Action(name, target))
         subgoals.append(int(low.get("high_idx", 0)))
     return tuple(actions), tuple(subgoals)
+
+
+def high_level_plan(where: str, trajectory: dict) -> tuple[Subgoal, ...]:
+    """ALFRED's high-level plan without its closing End. A heat or cool step names the appliance; the
+    object it treats is the one the next PutObject puts (ALFRED scores those steps the same way)."""
+    plan = [
+        h["planner_action"] for h in trajectory["plan"].get("high_pddl", []) if h["planner_action"]["action"] != "End"
+    ]
+    found = []
+    for i, p in enumerate(plan):
+        action, location = p["action"], None
+        if action == "GotoLocation":
+            try:
+                _, x, z, *_ = p["location"].split("|")
+                location = (int(x) * GRID_SIZE, int(z) * GRID_SIZE)
+            except (KeyError, ValueError) as e:
+                raise DataError(
+                    where, f"plan.high_pddl[{i}].planner_action.location", f"expected loc|x|z|rot|horizon: {e}"
+                )
+        object_id, receptacle_id = p.get("cleanObjectId") or p.get("objectId"), p.get("receptacleObjectId")
+        if action in ("HeatObject", "CoolObject"):
+            receptacle_id = object_id
+            object_id = next((q["objectId"] for q in plan[i + 1 :] if q["action"] == "PutObject"), None)
+        found.append(Subgoal(action, object_id, receptacle_id, location))
+    return tuple(found)
 
 
 def _receptacle_cost(scene: Scene, receptacle_id: str, position: tuple[float, float, float]) -> tuple[float, float]:
@@ -192,7 +239,7 @@ def check_targets(where: str, actions: tuple[Action, ...], state: State, catalog
 
 
 def episode_from_trajectory(
-    where: str, trajectory: dict, scene: Scene, catalog: Catalog | None = None
+    where: str, trajectory: dict, scene: Scene, catalog: Catalog | None = None, episode_id: str | None = None
 ) -> AlfredEpisode:
     catalog = catalog or alfred_catalog()
     try:
@@ -204,11 +251,12 @@ def episode_from_trajectory(
     check_targets(where, actions, state, catalog)
     anns = trajectory.get("turk_annotations", {}).get("anns", [])
     return AlfredEpisode(
-        id=trajectory.get("task_id", where),
+        id=episode_id or trajectory.get("task_id", where),
         scene_id=scene.id,
         initial_state=state,
         goal=goal,
         expert_actions=actions,
         expert_subgoal_index=subgoals,
         annotations=tuple(Annotation(a.get("task_desc", ""), tuple(a.get("high_descs", []))) for a in anns),
+        subgoals=high_level_plan(where, trajectory),
     )

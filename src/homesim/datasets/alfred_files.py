@@ -28,11 +28,28 @@ class RawTrajectory:
     data: dict
 
     @property
-    def name(self) -> str:
-        """ALFRED's trajectory name: `<split>/<task folder>/<trial>` where known, else the source."""
+    def split(self) -> str:
+        """ALFRED's split: the record's `split`, else the folder above the task in a json_2.1.0 tree."""
+        if "split" in self.data:
+            return str(self.data["split"])
+        parts = Path(self.source).parts
+        return parts[-4] if len(parts) >= 4 and parts[-1] == "traj_data.json" else ""
+
+    @property
+    def task(self) -> str:
+        """ALFRED's name of the trajectory, `<task folder>/<trial>` (e.g. `pick_heat_then_place_in_recep-
+        Apple-None-DiningTable-26/trial_T20190907_060234_011675`), else its task_id."""
         if "path" in self.data:
-            return f"{self.data.get('split', '?')}/{self.data['path']}"
-        return self.source
+            return str(self.data["path"]).strip("/")
+        parts = Path(self.source).parts
+        if len(parts) >= 3 and parts[-1] == "traj_data.json":
+            return f"{parts[-3]}/{parts[-2]}"
+        return str(self.data.get("task_id", self.source))
+
+    @property
+    def name(self) -> str:
+        """`<split>/<task folder>/<trial>`."""
+        return f"{self.split}/{self.task}"
 
 
 def read_trajectories(path: str | Path) -> Iterator[RawTrajectory | DataError]:

@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from homesim.datasets.alfred import episode_from_trajectory
+from homesim.datasets.alfred import AlfredEpisode
+from homesim.datasets.alfred_episodes import import_trajectories
 from homesim.datasets.alfred_files import RawTrajectory, read_trajectories
 from homesim.errors import DataError
-from homesim.scenes.alfred import build_scene, gather_evidence
 from homesim.tasks.alfred import goal_conditions
 from homesim.world.catalog import alfred_catalog
 from homesim.world.dynamics import step
@@ -25,7 +25,7 @@ from homesim.world.scene import Scene
 
 @dataclass(frozen=True)
 class ReplayResult:
-    name: str
+    name: str  # <split>/<task folder>/<trial>
     task_type: str
     floor_plan: str
     actions: int
@@ -36,10 +36,8 @@ class ReplayResult:
     first_failure: dict | None  # {"index", "action", "target", "message"}
 
 
-def replay_episode(name: str, source: str, trajectory: dict, scene: Scene) -> ReplayResult:
-    """Replays one trajectory (`name` is ALFRED's, `source` the file and line errors are reported against)."""
+def replay_episode(name: str, episode: AlfredEpisode, scene: Scene) -> ReplayResult:
     catalog = alfred_catalog()
-    episode = episode_from_trajectory(source, trajectory, scene, catalog)
     state, first_failure, failures = episode.initial_state, None, 0
     for i, action in enumerate(episode.expert_actions):
         state, event = step(scene, state, action, catalog=catalog)
@@ -101,30 +99,9 @@ def replay_trajectories(
 ) -> ReplayReport:
     """Imports the floor plans the trajectories use (from `layouts` plus the trajectories themselves)
     and replays every trajectory in them."""
-    layouts = Path(layouts)
-    good: list[RawTrajectory] = []
-    errors: list[DataError] = []
-    for item in trajectories:
-        (errors if isinstance(item, DataError) else good).append(item)
-    evidence = gather_evidence(t.data for t in good)
-    scenes: dict[str, Scene] = {}
-    unbuildable: dict[str, DataError] = {}
-    for floor_plan, e in sorted(evidence.items()):
-        try:
-            scenes[floor_plan] = build_scene(floor_plan, layouts, e)
-        except DataError as error:
-            unbuildable[floor_plan] = error
-    results = []
-    for t in progress(good):
-        floor_plan = t.data["scene"]["floor_plan"]
-        if floor_plan in unbuildable:  # counted once per trajectory that needed it
-            problem = f"{floor_plan} could not be imported: {unbuildable[floor_plan]}"
-            errors.append(DataError(t.source, "scene.floor_plan", problem))
-            continue
-        try:
-            results.append(replay_episode(t.name, t.source, t.data, scenes[floor_plan]))
-        except DataError as error:
-            errors.append(error)
+    splits, scenes, errors = import_trajectories(trajectories, layouts)
+    named = [(f"{split}/{e.id}", e) for split, episodes in splits.items() for e in episodes]
+    results = [replay_episode(name, e, scenes[e.scene_id]) for name, e in progress(named)]
     return ReplayReport(results, errors, {k: s.provenance for k, s in scenes.items()})
 
 

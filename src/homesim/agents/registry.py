@@ -1,0 +1,25 @@
+"""Agents by name (`random`, `expert`) or by import path (`my_package.my_module:MyAgent`)."""
+
+from __future__ import annotations
+
+import importlib
+
+from homesim.agents.expert_agent import ExpertAgent
+from homesim.agents.protocol import Agent
+from homesim.agents.random_agent import RandomAgent
+
+AGENTS = {"random": RandomAgent, "expert": ExpertAgent}
+
+
+def load_agent(spec: str, seed: int = 0) -> Agent:
+    """Builds an agent from a name or `module:Class`; the class is called with `seed=`."""
+    if spec in AGENTS:
+        return AGENTS[spec](seed=seed)
+    module_name, _, class_name = spec.partition(":")
+    if not class_name:
+        raise ValueError(f"unknown agent {spec!r}: use one of {', '.join(AGENTS)} or module.path:ClassName")
+    try:
+        cls = getattr(importlib.import_module(module_name), class_name)
+    except (ImportError, AttributeError) as e:
+        raise ValueError(f"cannot load agent {spec!r}: {e}") from e
+    return cls(seed=seed)

@@ -1,0 +1,82 @@
+"""homesim dataset folders: the files an experiment needs, versioned.
+
+    DATASET/
+      dataset.json             {"version": 1, "suite": "alfred", "splits": {"valid_seen": 251, ...}, "source": ...}
+      scenes/<scene id>.json   one `Scene.to_dict()` per scene the episodes use
+      <split>.jsonl.gz         one `AlfredEpisode.to_dict()` per line
+
+Writing is deterministic (same episodes, same bytes: gzip without a timestamp).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from homesim.datasets.alfred import AlfredEpisode
+from homesim.errors import DataError
+from homesim.world.scene import Scene
+
+FORMAT_VERSION = 1
+
+
+def write_dataset(
+    out: str | Path, splits: Mapping[str, Sequence[AlfredEpisode]], scenes: Mapping[str, Scene], source: dict
+) -> None:
+    out = Path(out)
+    (out / "scenes").mkdir(parents=True, exist_ok=True)
+    used = {e.scene_id for episodes in splits.values() for e in episodes}
+    for scene_id in sorted(used):
+        (out / "scenes" / f"{scene_id}.json").write_text(json.dumps(scenes[scene_id].to_dict(), sort_keys=True))
+    for split, episodes in splits.items():
+        lines = "".join(json.dumps(e.to_dict(), sort_keys=True) + "\n" for e in episodes)
+        with open(out / f"{split}.jsonl.gz", "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
+            gz.write(lines.encode())
+    manifest = {
+        "version": FORMAT_VERSION,
+        "suite": "alfred",
+        "splits": {s: len(e) for s, e in splits.items()},
+        "source": source,
+    }
+    (out / "dataset.json").write_text(json.dumps(manifest, indent=1, sort_keys=True))
+
+
+def is_dataset(path: str | Path) -> bool:
+    return (Path(path) / "dataset.json").is_file()
+
+
+def read_dataset(path: str | Path, split: str | None = None) -> tuple[dict[str, list[AlfredEpisode]], dict[str, Scene]]:
+    path = Path(path)
+    manifest_file = path / "dataset.json"
+    try:
+        manifest = json.loads(manifest_file.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise DataError(str(manifest_file), "(file)", f"unreadable: {e}") from e
+    if manifest.get("version") != FORMAT_VERSION or manifest.get("suite") != "alfred":
+        raise DataError(str(manifest_file), "version/suite", f"expected version {FORMAT_VERSION}, suite alfred")
+    names = [split] if split else list(manifest["splits"])
+    unknown = [n for n in names if n not in manifest["splits"]]
+    if unknown:
+        raise DataError(
+            str(manifest_file), "splits", f"no split {unknown[0]!r}; it has {', '.join(manifest['splits'])}"
+        )
+    splits = {}
+    for name in names:
+        file = path / f"{name}.jsonl.gz"
+        splits[name] = []
+        with gzip.open(file, "rt", encoding="utf-8") as lines:
+            for number, line in enumerate(lines, start=1):
+                try:
+                    splits[name].append(AlfredEpisode.from_dict(json.loads(line)))
+                except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+                    raise DataError(f"{file}:{number}", "(episode)", f"not an episode: {e!r}") from e
+    scenes = {}
+    for scene_id in sorted({e.scene_id for episodes in splits.values() for e in episodes}):
+        file = path / "scenes" / f"{scene_id}.json"
+        try:
+            scenes[scene_id] = Scene.from_dict(json.loads(file.read_text()))
+        except (OSError, json.JSONDecodeError, KeyError) as e:
+            raise DataError(str(file), "(scene)", f"missing or unreadable: {e}") from e
+    return splits, scenes

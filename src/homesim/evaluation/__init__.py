@@ -1,0 +1,1 @@
+"""Evaluation: the episode runner with ALFRED's limits, episode records, metrics, sub-goal evaluation."""

@@ -1,0 +1,52 @@
+"""Episode records: what an evaluation writes per (episode, annotation), and all metrics are computed from.
+
+A records file is JSON lines, one record per line, appended as episodes finish, so an interrupted run
+keeps every record it finished.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from homesim.errors import DataError
+
+
+@dataclass(frozen=True)
+class EpisodeRecord:
+    episode_id: str
+    annotation: int  # which human annotation (ALFRED's repeat_idx) the agent was given
+    split: str
+    task_type: str
+    actions: list[list]  # [action name, target or None] per step; a mask target is written as "mask:<pixels>"
+    action_success: list[bool]
+    failures: list[list]  # [step index, why] for each failed step
+    conditions_met: int  # goal conditions at the end of the episode
+    conditions_total: int
+    goal_satisfied: bool
+    path_length: int  # steps taken, failed ones included, the stop excluded (ALFRED's t)
+    reference_length: int  # the expert demonstration's length (ALFRED's L*)
+    stopped: bool
+    end_reason: str  # "stop", "max_steps", "max_fails"
+    subgoal: dict | None = field(default=None)  # sub-goal evaluation: {"index", "action", "success"}
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @property
+    def key(self) -> tuple:
+        return self.split, self.episode_id, self.annotation, (self.subgoal or {}).get("index", -1)
+
+
+def read_records(path: str | Path) -> list[EpisodeRecord]:
+    records = []
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append(EpisodeRecord(**json.loads(line)))
+            except (json.JSONDecodeError, TypeError) as e:
+                raise DataError(f"{path}:{number}", "(record)", f"not an episode record: {e}") from e
+    return records

@@ -1,0 +1,1 @@
+"""Planning: navigation search on the reachable grid (and, later, PDDL and task experts)."""
