@@ -54,7 +54,7 @@ def main() -> None:
     table.add_row("target (total)", "60.0")
     Console().print(table)
     Console().print(
-        f"{figures['actions_per_s_in_replay']:,.0f} expert actions/s during replay (episode building included)"
+        f"{figures['actions_per_s_in_replay']:,.0f} expert actions/s during replay"
     )
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1))

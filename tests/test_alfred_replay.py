@@ -297,7 +297,12 @@ def test_train_replay_meets_the_acceptance_bars(train_summary):
 
 
 @pytest.mark.slow
-def test_train_replay_is_still_perfect(train_summary):
-    """Today every train trajectory replays with every action succeeding and its goal met."""
-    assert {k: train_summary[k] for k in FIGURE_KEYS} == perfect(6574)
-    assert train_summary["failures"] == []
+def test_train_replay_figures_do_not_regress(train_summary):
+    """Today every train action succeeds and every goal but one is met. The exception starts with a fork
+    lying in a mug in the sink: AI2-THOR counted the fork as in the mug only once the expert moved the
+    mug, so ALFRED's goal was unmet at the start; our importer withdraws the guessed nesting (ALFRED
+    never starts with its goal met) and the expert never touches the fork again."""
+    s = train_summary
+    assert (s["total"], s["all_actions_succeeded"], s["goal_satisfied"]) == (6574, 6574, 6573)
+    (failure,) = s["failures"]
+    assert failure["name"].startswith("train/pick_and_place_with_movable_recep-Fork-Mug-SinkBasin-11/")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from homesim.errors import DataError
 from homesim.scenes.alfred import fixed_box, initial_pickups, object_id, parse_object_id
-from homesim.tasks.alfred import AlfredGoal
+from homesim.tasks.alfred import AlfredGoal, goal_satisfied
 from homesim.world.actions import ACTIONS, ALIASES, INTERACT_ACTIONS, PUT, Action
 from homesim.world.catalog import Catalog, alfred_catalog
 from homesim.world.scene import GRID_SIZE, FixedObject, Scene
@@ -153,7 +153,10 @@ def guess_parent(scene: Scene, catalog: Catalog, cls: str, position: tuple[float
     return min(candidates, key=lambda r: _receptacle_cost(scene, r, position), default=None)
 
 
-def initial_state(where: str, trajectory: dict, scene: Scene, catalog: Catalog | None = None) -> State:
+def initial_state(
+    where: str, trajectory: dict, scene: Scene, catalog: Catalog | None = None
+) -> tuple[State, set[str]]:
+    """The episode's start, and the objects whose parents ALFRED's planner names (the rest are guessed)."""
     catalog = catalog or alfred_catalog()
     record = trajectory["scene"]
     toggled_on = {t["objectType"] for t in record.get("object_toggles", []) if t.get("isOn")}
@@ -180,11 +183,13 @@ def initial_state(where: str, trajectory: dict, scene: Scene, catalog: Catalog |
         )
     _nest_in_movable_receptacles(objects, catalog)
     # ALFRED's planner knows where the objects it picks up start: that overrides the geometric guess.
+    known = set()
     for oid, rcls, rpos in initial_pickups(trajectory):
         holders = [o.id for o in objects.values() if o.cls == rcls and o.id != oid]
         if oid in objects and holders:
             nearest = min(holders, key=lambda h: sum((a - b) ** 2 for a, b in zip(parse_object_id(h)[1], rpos)))
             objects[oid] = replace(objects[oid], parent=nearest)
+            known.add(oid)
     init = record["init_action"]
     agent = AgentState(
         x=float(init["x"]),
@@ -192,7 +197,23 @@ def initial_state(where: str, trajectory: dict, scene: Scene, catalog: Catalog |
         yaw=int(round(init["rotation"])) % 360,
         horizon=int(round(init["horizon"])),
     )
-    return State(objects=objects, agents=(agent,))
+    return State(objects=objects, agents=(agent,)), known
+
+
+def withdraw_guesses_that_meet_the_goal(scene: Scene, state: State, goal: AlfredGoal, known: set[str]) -> State:
+    """ALFRED's sampler never starts an episode with its goal already met, so where our guessed parents
+    meet it, a guess is wrong: the guessed parents of the goal's objects are withdrawn (the object lies
+    free) one by one until the goal no longer holds. The planner's known parents are kept."""
+    suspects = sorted(
+        o.id
+        for o in state.objects.values()
+        if o.cls in (goal.target_class, goal.mrecep_target) and o.parent is not None and o.id not in known
+    )
+    for oid in suspects:
+        if not goal_satisfied(scene, state, goal):
+            break
+        state = state.with_objects({oid: replace(state.objects[oid], parent=None)})
+    return state
 
 
 def _nest_in_movable_receptacles(objects: dict[str, ObjectState], catalog: Catalog) -> None:
@@ -247,7 +268,8 @@ def episode_from_trajectory(
     except ValueError as e:
         raise DataError(where, "task_type" if "task type" in str(e) else "pddl_params", str(e)) from e
     actions, subgoals = expert_actions(where, trajectory)
-    state = initial_state(where, trajectory, scene, catalog)
+    state, known = initial_state(where, trajectory, scene, catalog)
+    state = withdraw_guesses_that_meet_the_goal(scene, state, goal, known)
     check_targets(where, actions, state, catalog)
     anns = trajectory.get("turk_annotations", {}).get("anns", [])
     return AlfredEpisode(

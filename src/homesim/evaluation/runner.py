@@ -15,7 +15,6 @@ from homesim.agents.protocol import Agent, AgentAction, TaskSpec, filter_observa
 from homesim.datasets.alfred import AlfredEpisode
 from homesim.envs.alfred import AlfredEnv
 from homesim.evaluation.records import EpisodeRecord
-from homesim.world.actions import STOP
 
 
 def task_spec(episode: AlfredEpisode, annotation: int, start_step: int = 0) -> TaskSpec:
@@ -84,5 +83,11 @@ def run_episode(
         path_length=info["steps"],
         reference_length=len(episode.expert_actions),
         stopped=stopped,
-        end_reason="stop" if stopped else ("max_steps" if info["steps"] >= env.max_steps else "max_fails"),
+        end_reason=end_reason(env, info, stopped),
     )
+
+
+def end_reason(env: AlfredEnv, info: dict, stopped: bool) -> str:
+    if stopped:
+        return "stop"
+    return "max_steps" if info["steps"] >= env.max_steps else "max_fails"

@@ -18,7 +18,7 @@ from homesim.datasets.alfred import AlfredEpisode, Subgoal
 from homesim.envs.alfred import AlfredEnv
 from homesim.evaluation.metrics import BOOTSTRAP_SAMPLES, figures
 from homesim.evaluation.records import EpisodeRecord
-from homesim.evaluation.runner import ask, task_spec
+from homesim.evaluation.runner import ask, end_reason, task_spec
 from homesim.planning.navigation import grid_distance
 from homesim.world.scene import Scene, to_cell
 from homesim.world.state import State
@@ -100,9 +100,7 @@ def run_subgoal(
         path_length=info["steps"],
         reference_length=reference,
         stopped=stopped,
-        end_reason="subgoal_done"
-        if done
-        else ("stop" if stopped else ("max_steps" if info["steps"] >= env.max_steps else "max_fails")),
+        end_reason="subgoal_done" if done else end_reason(env, info, stopped),
         subgoal={"index": index, "action": subgoal.action, "success": done},
     )
 

@@ -1,0 +1,48 @@
+"""Summary tables in the ALFRED paper's layout: Task and Goal-Cond success in percent, the
+path-length-weighted figure in parentheses, the 95% bootstrap interval after it."""
+
+from __future__ import annotations
+
+from rich.table import Table
+
+
+def cell(figures: dict, metric: str, plw: str) -> str:
+    value, interval, weighted = figures[metric]["value"], figures[metric]["ci95"], figures[plw]["value"]
+    if value is None:
+        return "-"
+    text = f"{100 * value:.1f} ({100 * weighted:.1f})" if weighted is not None else f"{100 * value:.1f} (-)"
+    return text + (f" [{100 * interval[0]:.1f}-{100 * interval[1]:.1f}]" if interval else "")
+
+
+def _row(figures: dict) -> list[str]:
+    return [
+        str(figures["episodes"]),
+        cell(figures, "task_success", "plw_task_success"),
+        cell(figures, "goal_condition_success", "plw_goal_condition_success"),
+    ]
+
+
+def splits_table(summary: dict, title: str) -> Table:
+    """One row per split (the paper's Table 2), then one per task type within it (its Table A1)."""
+    table = Table(title=title)
+    for column in ("split / task type", "episodes", "Task (PLW) [95% CI]", "Goal-Cond (PLW) [95% CI]"):
+        table.add_column(column, justify="left" if column.startswith("split") else "right")
+    for split, figures in summary["splits"].items():
+        table.add_row(split or "(no split)", *_row(figures["all"]), style="bold")
+        for task_type, by_type in figures["by_task_type"].items():
+            table.add_row(f"  {task_type}", *_row(by_type), end_section=task_type == list(figures["by_task_type"])[-1])
+    return table
+
+
+def subgoals_table(summary: dict) -> Table:
+    """Sub-goal success (PLW) per sub-goal type and split (the paper's Table 4)."""
+    table = Table(title="sub-goal evaluation: success (PLW) [95% CI]")
+    table.add_column("split / sub-goal")
+    table.add_column("episodes", justify="right")
+    table.add_column("success (PLW) [95% CI]", justify="right")
+    for split, by_kind in summary["subgoals"].items():
+        for kind, figures in by_kind.items():
+            table.add_row(
+                f"{split} {kind}", str(figures["episodes"]), cell(figures, "task_success", "plw_task_success")
+            )
+    return table
