@@ -107,8 +107,9 @@ def expert_actions(where: str, trajectory: dict) -> tuple[tuple[Action, ...], tu
 
 
 def high_level_plan(where: str, trajectory: dict) -> tuple[Subgoal, ...]:
-    """ALFRED's high-level plan without its closing End. A heat or cool step names the appliance; the
-    object it treats is the one the next PutObject puts (ALFRED scores those steps the same way)."""
+    """ALFRED's high-level plan without its closing End. A clean, heat or cool step treats the object
+    the next PutObject puts (a clean step names the whole apple, but it is the slice that is washed;
+    heat and cool steps name the appliance)."""
     plan = [
         h["planner_action"] for h in trajectory["plan"].get("high_pddl", []) if h["planner_action"]["action"] != "End"
     ]
@@ -124,8 +125,8 @@ def high_level_plan(where: str, trajectory: dict) -> tuple[Subgoal, ...]:
                     where, f"plan.high_pddl[{i}].planner_action.location", f"expected loc|x|z|rot|horizon: {e}"
                 )
         object_id, receptacle_id = p.get("cleanObjectId") or p.get("objectId"), p.get("receptacleObjectId")
-        if action in ("HeatObject", "CoolObject"):
-            receptacle_id = object_id
+        if action in ("CleanObject", "HeatObject", "CoolObject"):
+            receptacle_id = p.get("objectId")
             object_id = next((q["objectId"] for q in plan[i + 1 :] if q["action"] == "PutObject"), None)
         found.append(Subgoal(action, object_id, receptacle_id, location))
     return tuple(found)
