@@ -1,6 +1,13 @@
 """Agents and the protocol they follow: `reset(task)`, then `act(observation) -> AgentAction`."""
 
-from homesim.agents.protocol import OBSERVATION_FILTERS, Agent, AgentAction, TaskSpec, filter_observation
+from homesim.agents.protocol import (
+    OBSERVATION_FILTERS,
+    Agent,
+    AgentAction,
+    TaskSpec,
+    filter_observation,
+    filter_task,
+)
 from homesim.agents.registry import load_agent
 
-__all__ = ["OBSERVATION_FILTERS", "Agent", "AgentAction", "TaskSpec", "filter_observation", "load_agent"]
+__all__ = ["OBSERVATION_FILTERS", "Agent", "AgentAction", "TaskSpec", "filter_observation", "filter_task", "load_agent"]

@@ -12,7 +12,7 @@ ALFRED's unimodal ablations are observation filters any agent can run under.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import numpy as np
@@ -45,36 +45,38 @@ class Agent(Protocol):
 
 
 PIXELS = ("rgb", "depth", "segmentation")
+LANGUAGE = ("goal", "instructions")
 
-
-def _no_language(observation: dict) -> dict:
-    return {**observation, "goal": "", "instructions": ""}
-
-
-def _no_vision(observation: dict) -> dict:
-    return {k: v for k, v in observation.items() if k not in PIXELS}
-
-
-def _goal_only(observation: dict) -> dict:
-    return {**observation, "instructions": ""}
-
-
-def _instructions_only(observation: dict) -> dict:
-    return {**observation, "goal": ""}
-
-
-# ALFRED's ablations (paper, Table 3): what each hides from the agent.
-OBSERVATION_FILTERS = {
-    "none": lambda observation: observation,
-    "no_language": _no_language,
-    "no_vision": _no_vision,
-    "goal_only": _goal_only,
-    "instructions_only": _instructions_only,
+# ALFRED's ablations (paper, Table 3): what each hides from the agent, in its observations and its task.
+OBSERVATION_FILTERS: dict[str, tuple[str, ...]] = {
+    "none": (),
+    "no_language": LANGUAGE,
+    "no_vision": PIXELS,
+    "goal_only": ("instructions",),
+    "instructions_only": ("goal",),
 }
 
 
-def filter_observation(name: str, observation: dict) -> dict:
+def _hidden(name: str) -> tuple[str, ...]:
     try:
-        return OBSERVATION_FILTERS[name](observation)
+        return OBSERVATION_FILTERS[name]
     except KeyError:
         raise ValueError(f"unknown observation filter {name!r}; known: {', '.join(OBSERVATION_FILTERS)}") from None
+
+
+def filter_observation(name: str, observation: dict) -> dict:
+    """The observation with what the ablation hides blanked (language) or removed (pixels)."""
+    hidden = _hidden(name)
+    if not hidden:
+        return observation
+    return {k: ("" if k in hidden else v) for k, v in observation.items() if not (k in hidden and k in PIXELS)}
+
+
+def filter_task(name: str, task: TaskSpec) -> TaskSpec:
+    """The task as the ablation lets the agent know it (no goal sentence, no directives, or neither)."""
+    hidden = _hidden(name)
+    return replace(
+        task,
+        goal="" if "goal" in hidden else task.goal,
+        instructions=() if "instructions" in hidden else task.instructions,
+    )

@@ -154,9 +154,7 @@ def guess_parent(scene: Scene, catalog: Catalog, cls: str, position: tuple[float
     return min(candidates, key=lambda r: _receptacle_cost(scene, r, position), default=None)
 
 
-def initial_state(
-    where: str, trajectory: dict, scene: Scene, catalog: Catalog | None = None
-) -> tuple[State, set[str]]:
+def initial_state(where: str, trajectory: dict, scene: Scene, catalog: Catalog | None = None) -> tuple[State, set[str]]:
     """The episode's start, and the objects whose parents ALFRED's planner names (the rest are guessed)."""
     catalog = catalog or alfred_catalog()
     record = trajectory["scene"]

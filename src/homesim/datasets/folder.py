@@ -54,8 +54,10 @@ def read_dataset(path: str | Path, split: str | None = None) -> tuple[dict[str, 
         manifest = json.loads(manifest_file.read_text())
     except (OSError, json.JSONDecodeError) as e:
         raise DataError(str(manifest_file), "(file)", f"unreadable: {e}") from e
-    if manifest.get("version") != FORMAT_VERSION or manifest.get("suite") != "alfred":
+    if not isinstance(manifest, dict) or manifest.get("version") != FORMAT_VERSION or manifest.get("suite") != "alfred":
         raise DataError(str(manifest_file), "version/suite", f"expected version {FORMAT_VERSION}, suite alfred")
+    if not isinstance(manifest.get("splits"), dict):
+        raise DataError(str(manifest_file), "splits", "missing or not an object")
     names = [split] if split else list(manifest["splits"])
     unknown = [n for n in names if n not in manifest["splits"]]
     if unknown:
@@ -66,17 +68,20 @@ def read_dataset(path: str | Path, split: str | None = None) -> tuple[dict[str, 
     for name in names:
         file = path / f"{name}.jsonl.gz"
         splits[name] = []
-        with gzip.open(file, "rt", encoding="utf-8") as lines:
-            for number, line in enumerate(lines, start=1):
-                try:
+        number = 0
+        try:
+            with gzip.open(file, "rt", encoding="utf-8") as lines:
+                for number, line in enumerate(lines, start=1):
                     splits[name].append(AlfredEpisode.from_dict(json.loads(line)))
-                except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
-                    raise DataError(f"{file}:{number}", "(episode)", f"not an episode: {e!r}") from e
+        except (OSError, EOFError) as e:  # missing, not gzip, cut short
+            raise DataError(str(file), "(file)", f"unreadable: {e}") from e
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as e:
+            raise DataError(f"{file}:{number}", "(episode)", f"not an episode: {e!r}") from e
     scenes = {}
     for scene_id in sorted({e.scene_id for episodes in splits.values() for e in episodes}):
         file = path / "scenes" / f"{scene_id}.json"
         try:
             scenes[scene_id] = Scene.from_dict(json.loads(file.read_text()))
-        except (OSError, json.JSONDecodeError, KeyError) as e:
-            raise DataError(str(file), "(scene)", f"missing or unreadable: {e}") from e
+        except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as e:
+            raise DataError(str(file), "(scene)", f"missing or unreadable: {e!r}") from e
     return splits, scenes

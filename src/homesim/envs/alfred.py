@@ -82,7 +82,7 @@ class AlfredEnv(gymnasium.Env):
         chosen = options.get("episode")
         if chosen is None:
             chosen = int(self.np_random.integers(len(self.episodes)))
-        self.episode = self.episodes[chosen] if isinstance(chosen, int) else chosen
+        self.episode = self.episodes[int(chosen)] if isinstance(chosen, int | np.integer) else chosen
         if self.episode.scene_id not in self.scenes:
             raise ValueError(f"episode {self.episode.id}: no scene {self.episode.scene_id!r}")
         annotation = self.episode.annotations[options.get("annotation", 0)] if self.episode.annotations else None
@@ -133,7 +133,10 @@ class AlfredEnv(gymnasium.Env):
             if not 0 <= name < len(ACTIONS):
                 return None, f"invalid action index {name}: ALFRED has {len(ACTIONS)} actions"
             name = ACTIONS[name]
-        target = action.get("target") or None
+        if not isinstance(name, str):
+            return None, f"invalid action {name!r}: expected one of ALFRED's action names or its index"
+        target = action.get("target")
+        target = None if isinstance(target, str) and not target else target
         if name in INTERACT_ACTIONS and not isinstance(target, str):
             return None, f"{name} needs a target object id, got {type(target).__name__}"
         try:

@@ -1,17 +1,19 @@
 """Runs an agent through episodes under ALFRED's protocol and writes one record per (episode, annotation).
 
 An episode ends when the agent stops, at 1000 steps, or after 10 failed actions (failed actions count
-as steps). Whatever an agent does wrong (raises, returns something that is not an action, a mask of
-the wrong shape) is one failed step with the reason in the record; the run goes on.
+as steps). Whatever an agent does wrong (raises, in `reset` or `act`, returns something that is not an
+action, a mask of the wrong shape) is a failed step with the reason in the record; the run goes on.
 """
 
 from __future__ import annotations
 
 import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from homesim.agents.protocol import Agent, AgentAction, TaskSpec, filter_observation
+from homesim.agents.protocol import Agent, AgentAction, TaskSpec, filter_observation, filter_task
 from homesim.datasets.alfred import AlfredEpisode
 from homesim.envs.alfred import AlfredEnv
 from homesim.evaluation.records import EpisodeRecord
@@ -28,24 +30,97 @@ def task_spec(episode: AlfredEpisode, annotation: int, start_step: int = 0) -> T
     )
 
 
-def _as_env_action(answer: object) -> dict:
-    """An agent's answer as the env's action dict (anything malformed passes through to fail there)."""
-    if isinstance(answer, AgentAction):
-        return {"action": answer.action, "target": answer.target}
-    return answer  # type: ignore[return-value]
+def _problem(e: Exception, where: str) -> str:
+    frame = traceback.extract_tb(e.__traceback__)[-1]
+    return f"agent raised {type(e).__name__} in {where}: {e} ({frame.filename}:{frame.lineno})"
 
 
 def _written(target: object) -> object:
-    return f"mask:{int(np.count_nonzero(target))}" if isinstance(target, np.ndarray) else target
+    """A target as a record holds it: an object id, or a mask as "mask:<pixels>"."""
+    if isinstance(target, np.ndarray):
+        return f"mask:{int(np.count_nonzero(target))}"
+    return target if target is None or isinstance(target, str | int | float) else repr(target)
 
 
-def ask(agent: Agent, observation: dict, observation_filter: str) -> tuple[dict, str | None]:
-    """The agent's action for this observation, or a failing placeholder and why."""
+@dataclass
+class Play:
+    """What happened while an agent acted: the record's step lists and how it ended."""
+
+    actions: list = field(default_factory=list)
+    success: list = field(default_factory=list)
+    failures: list = field(default_factory=list)
+    stopped: bool = False
+    done: bool = False
+    info: dict = field(default_factory=dict)
+
+    def end_reason(self, env: AlfredEnv) -> str:
+        if self.done:
+            return "subgoal_done"
+        if self.stopped:
+            return "stop"
+        return "max_steps" if self.info["steps"] >= env.max_steps else "max_fails"
+
+
+def play(
+    env: AlfredEnv,
+    agent: Agent,
+    task: TaskSpec,
+    observation: dict,
+    info: dict,
+    observation_filter: str = "none",
+    finished: Callable[[], bool] = lambda: False,
+) -> Play:
+    """Lets the agent act from the env's current state until it stops, a limit ends the episode, or
+    `finished()` holds (sub-goal evaluation)."""
+    result = Play(info=info)
+    broken = None
     try:
-        return _as_env_action(agent.act(filter_observation(observation_filter, observation))), None
+        agent.reset(filter_task(observation_filter, task))
     except Exception as e:  # an agent's bug must not end the evaluation
-        frame = traceback.extract_tb(e.__traceback__)[-1]
-        return {"action": None}, f"agent raised {type(e).__name__}: {e} ({frame.filename}:{frame.lineno})"
+        broken = _problem(e, "reset")
+    truncated = False
+    while not (result.stopped or truncated or result.done):
+        answer, problem = {"action": None}, broken
+        if broken is None:
+            try:
+                reply = agent.act(filter_observation(observation_filter, observation))
+                answer = {"action": reply.action, "target": reply.target} if isinstance(reply, AgentAction) else reply
+            except Exception as e:
+                problem = _problem(e, "act")
+        observation, _, result.stopped, truncated, result.info = env.step(answer)
+        if result.stopped:
+            break
+        target = answer.get("target") if isinstance(answer, dict) else None
+        result.actions.append([result.info["last_action"], _written(target)])
+        result.success.append(result.info["last_action_success"])
+        if not result.info["last_action_success"]:
+            result.failures.append([len(result.actions) - 1, problem or result.info["last_action_message"]])
+        result.done = finished()
+    return result
+
+
+def record(
+    env: AlfredEnv, episode: AlfredEpisode, annotation: int, split: str, played: Play, reference: int, subgoal=None
+) -> EpisodeRecord:
+    info = played.info
+    met, total = (int(played.done), 1) if subgoal else (info["goal_conditions_met"], info["goal_conditions_total"])
+    return EpisodeRecord(
+        episode_id=episode.id,
+        annotation=annotation,
+        split=split,
+        task_type=episode.goal.task_type,
+        actions=played.actions,
+        action_success=played.success,
+        failures=played.failures,
+        conditions_met=met,
+        conditions_total=total,
+        goal_satisfied=played.done if subgoal else info["goal_satisfied"],
+        path_length=info["steps"],
+        reference_length=reference,
+        stopped=played.stopped,
+        end_reason=played.end_reason(env),
+        subgoal=subgoal,
+    )
 
 
 def run_episode(
@@ -56,38 +131,6 @@ def run_episode(
     split: str = "",
     observation_filter: str = "none",
 ) -> EpisodeRecord:
-    agent.reset(task_spec(episode, annotation))
     observation, info = env.reset(options={"episode": episode, "annotation": annotation})
-    actions, success, failures = [], [], []
-    stopped = truncated = False
-    while not (stopped or truncated):
-        action, problem = ask(agent, observation, observation_filter)
-        observation, _, stopped, truncated, info = env.step(action)
-        if stopped:
-            break
-        actions.append([info["last_action"], _written(action.get("target") if isinstance(action, dict) else None)])
-        success.append(info["last_action_success"])
-        if not info["last_action_success"]:
-            failures.append([len(actions) - 1, problem or info["last_action_message"]])
-    return EpisodeRecord(
-        episode_id=episode.id,
-        annotation=annotation,
-        split=split,
-        task_type=episode.goal.task_type,
-        actions=actions,
-        action_success=success,
-        failures=failures,
-        conditions_met=info["goal_conditions_met"],
-        conditions_total=info["goal_conditions_total"],
-        goal_satisfied=info["goal_satisfied"],
-        path_length=info["steps"],
-        reference_length=len(episode.expert_actions),
-        stopped=stopped,
-        end_reason=end_reason(env, info, stopped),
-    )
-
-
-def end_reason(env: AlfredEnv, info: dict, stopped: bool) -> str:
-    if stopped:
-        return "stop"
-    return "max_steps" if info["steps"] >= env.max_steps else "max_fails"
+    played = play(env, agent, task_spec(episode, annotation), observation, info, observation_filter)
+    return record(env, episode, annotation, split, played, len(episode.expert_actions))

@@ -18,7 +18,7 @@ from homesim.datasets.alfred import AlfredEpisode, Subgoal
 from homesim.envs.alfred import AlfredEnv
 from homesim.evaluation.metrics import BOOTSTRAP_SAMPLES, figures
 from homesim.evaluation.records import EpisodeRecord
-from homesim.evaluation.runner import ask, end_reason, task_spec
+from homesim.evaluation.runner import play, record, task_spec
 from homesim.planning.navigation import grid_distance
 from homesim.world.scene import Scene, to_cell
 from homesim.world.state import State
@@ -41,7 +41,7 @@ def subgoal_done(scene: Scene, state: State, subgoal: Subgoal) -> bool:
     match subgoal.action:
         case "GotoLocation":
             here, there = to_cell(agent.x, agent.z), to_cell(*subgoal.location)
-            return grid_distance(scene, here, there, limit=GOTO_TOLERANCE) is not None
+            return grid_distance(scene, here, there, limit=GOTO_TOLERANCE - 1) is not None
         case "PickupObject":
             return agent.held == target
         case "PutObject":
@@ -71,38 +71,19 @@ def run_subgoal(
     subgoal = episode.subgoals[index]
     prefix = [a for a, k in zip(episode.expert_actions, episode.expert_subgoal_index, strict=True) if k < index]
     reference = sum(k == index for k in episode.expert_subgoal_index)
-    observation, info = env.reset(options={"episode": episode, "annotation": annotation})
+    env.reset(options={"episode": episode, "annotation": annotation})
     observation, info = env.teacher_force(prefix)
-    agent.reset(task_spec(episode, annotation, start_step=len(prefix)))
-    actions, success, failures = [], [], []
-    done = stopped = truncated = False
-    while not (done or stopped or truncated):
-        action, problem = ask(agent, observation, observation_filter)
-        observation, _, stopped, truncated, info = env.step(action)
-        if stopped:
-            break
-        actions.append([info["last_action"], action.get("target") if isinstance(action, dict) else None])
-        success.append(info["last_action_success"])
-        if not info["last_action_success"]:
-            failures.append([len(actions) - 1, problem or info["last_action_message"]])
-        done = subgoal_done(env.scene, env.state, subgoal)
-    return EpisodeRecord(
-        episode_id=episode.id,
-        annotation=annotation,
-        split=split,
-        task_type=episode.goal.task_type,
-        actions=actions,
-        action_success=success,
-        failures=failures,
-        conditions_met=int(done),
-        conditions_total=1,
-        goal_satisfied=done,
-        path_length=info["steps"],
-        reference_length=reference,
-        stopped=stopped,
-        end_reason="subgoal_done" if done else end_reason(env, info, stopped),
-        subgoal={"index": index, "action": subgoal.action, "success": done},
+    played = play(
+        env,
+        agent,
+        task_spec(episode, annotation, start_step=len(prefix)),
+        observation,
+        info,
+        observation_filter,
+        finished=lambda: subgoal_done(env.scene, env.state, subgoal),
     )
+    success = {"index": index, "action": subgoal.action, "success": played.done}
+    return record(env, episode, annotation, split, played, reference, subgoal=success)
 
 
 def summarize_subgoals(records: Sequence[EpisodeRecord], samples: int = BOOTSTRAP_SAMPLES) -> dict:

@@ -220,11 +220,15 @@ def _class_sized_boxes(
 
 def _add_planner_receptacles(boxes: dict[str, Box], planner: set[tuple[str, Position]], catalog: Catalog) -> int:
     """Receptacles only ALFRED's planner names (a stove burner objects start on), with ids rebuilt from
-    its coordinates. A basin's id carries its sink's position, not its own: it matches loosely."""
+    its coordinates. A basin's id carries its sink's position (often on the floor), not its own: it
+    matches loosely, and on the floor plane only."""
     added = 0
     for rcls, rpos in sorted(planner):
         known = [(oid.count("|") > 3, parse_object_id(oid)[1]) for oid in boxes if parse_object_id(oid)[0] == rcls]
-        if any(_near(p, rpos, 0.6 if suffixed else 0.05) for suffixed, p in known):
+        if any(
+            _near((p[0], 0.0, p[2]), (rpos[0], 0.0, rpos[2]), 0.6) if suffixed else _near(p, rpos)
+            for suffixed, p in known
+        ):
             continue
         if rcls in catalog.classes and not catalog[rcls].pickupable:
             boxes[object_id(rcls, rpos)] = fixed_box(rcls, rpos, catalog)
