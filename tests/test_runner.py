@@ -114,7 +114,6 @@ GARBAGE = [
 ]
 
 
-@pytest.mark.parametrize(("garbage", "why"), GARBAGE)
 class BrokenOnReset:
     def __init__(self, seed: int = 0) -> None:
         pass
@@ -134,6 +133,7 @@ def test_an_agent_whose_reset_raises_fails_its_steps_and_the_evaluation_goes_on(
     assert len(record.failures) == 10
 
 
+@pytest.mark.parametrize(("garbage", "why"), GARBAGE)
 def test_garbage_answers_are_failed_steps_and_the_run_goes_on(builtin, garbage, why):
     episodes, _, env = builtin
     agent = Scripted([garbage, AgentAction("RotateLeft_90"), garbage, AgentAction("MoveAhead_25")])
