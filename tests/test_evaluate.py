@@ -89,11 +89,13 @@ def test_the_expert_solves_every_sample(cli_runs):
     assert sum(s["all"]["episodes"] for s in summary["splits"].values()) == 227
     for figures in summary["splits"].values():
         assert set(figures["by_task_type"]) == set(TASK_TYPES)
-        for name in METRICS:
+        for name in ("task_success", "goal_condition_success"):
             assert figures["all"][name] == {"value": 1.0, "ci95": [1.0, 1.0]}, name
+        for name in ("plw_task_success", "plw_goal_condition_success"):  # the live expert's own paths
+            assert figures["all"][name]["value"] >= 0.98, name
     records = read_records(cli_runs["expert-1"] / "records.jsonl")
     assert len(records) == 227
-    assert all(r.goal_satisfied and r.path_length == r.reference_length and r.end_reason == "stop" for r in records)
+    assert all(r.goal_satisfied and r.end_reason == "stop" and not r.failures for r in records)
 
 
 def test_the_random_agent_solves_no_sample(cli_runs):
@@ -287,8 +289,8 @@ def test_evaluate_without_episodes_runs_the_builtin_ones(tmp_path):
     summary = json.loads((tmp_path / "summary.json").read_text())
     builtin = summary["splits"]["builtin"]["all"]
     assert builtin["episodes"] == 4
-    # no demonstration: the expert stops at once, the goal unmet, and no expert length to weight by
-    assert builtin["task_success"]["value"] == 0.0
+    # no demonstration to follow: the live expert plans each task itself; no expert length to weight by
+    assert builtin["task_success"]["value"] == 1.0
     assert builtin["plw_task_success"] == {"value": None, "ci95": None}
 
 

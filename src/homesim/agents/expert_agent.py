@@ -1,4 +1,5 @@
-"""The expert: replays the episode's demonstration from wherever the episode starts it."""
+"""The expert agent: the live expert's next action from the current state (`planning.expert`), given by
+the env as a privileged hint; without hints, it replays the episode's demonstration."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ from homesim.world.actions import STOP
 
 
 class ExpertAgent:
-    """Plays the task's expert actions in order (from `start_step` in sub-goal evaluation), then stops.
-    It follows the demonstration, not the state: off the demonstration's path it cannot recover."""
+    """Asks the evaluator for expert hints (`info["expert_action"]` in the observation). Without them it
+    plays the demonstration from `start_step`, which cannot recover off the demonstration's path."""
+
+    needs_expert_hints = True
 
     def __init__(self, seed: int = 0) -> None:
         self.plan: tuple = ()
@@ -18,6 +21,9 @@ class ExpertAgent:
         self.plan, self.next = task.expert_actions, task.start_step
 
     def act(self, observation: dict) -> AgentAction:
+        if "expert_action" in observation:
+            action = observation["expert_action"]
+            return AgentAction(STOP) if action is None else AgentAction(action.name, action.target)
         if self.next >= len(self.plan):
             return AgentAction(STOP)
         action = self.plan[self.next]

@@ -3,7 +3,8 @@
 Actions are dicts `{"action": index into ALFRED's 13 actions (or the name), "target": object id}` in
 oracle mode, or with `"target"` a HxW mask in mask mode (resolved to an object by IoU with the
 instance segmentation, as ALFRED does). An invalid action is a failed step, never an exception.
-ALFRED's limits end an episode: STOP ends it (`terminated`); 1000 steps or 10 failed actions cut it
+With `expert_hints=True`, `info["expert_action"]` is the live expert's next action from the current
+state (None, with `info["expert_problem"]`, where the goal became unreachable). ALFRED's limits end an episode: STOP ends it (`terminated`); 1000 steps or 10 failed actions cut it
 short (`truncated`). Failed actions count as steps. The reward is 1 when the agent stops with the goal
 satisfied. `info` carries goal conditions met/total and whether the last action succeeded, and why not.
 """
@@ -20,6 +21,7 @@ from gymnasium import spaces
 
 from homesim.datasets.alfred import AlfredEpisode
 from homesim.datasets.builtin import builtin_episodes
+from homesim.planning.expert import Expert, Unrecoverable
 from homesim.tasks.alfred import goal_conditions
 from homesim.world.actions import ACTIONS, INTERACT_ACTIONS, STOP, Action
 from homesim.world.catalog import alfred_catalog
@@ -48,6 +50,7 @@ class AlfredEnv(gymnasium.Env):
         scenes: Mapping[str, Scene] | None = None,
         max_steps: int = MAX_STEPS,
         max_fails: int = MAX_FAILS,
+        expert_hints: bool = False,
     ) -> None:
         if episodes is None:
             episodes, scenes = builtin_episodes()
@@ -56,6 +59,7 @@ class AlfredEnv(gymnasium.Env):
             raise ValueError(f"no scene given for scene ids {sorted(missing)}")
         self.episodes, self.scenes = list(episodes), dict(scenes)
         self.max_steps, self.max_fails = max_steps, max_fails
+        self.expert_hints = expert_hints
         self.catalog = alfred_catalog()
         self.action_space = spaces.Dict(
             {
@@ -90,6 +94,7 @@ class AlfredEnv(gymnasium.Env):
         self.instructions = plain_text("\n".join(annotation.high_descs) if annotation else "", 4096)
         self.scene = self.scenes[self.episode.scene_id]
         self.state = self.episode.initial_state
+        self.expert = Expert(self.scene, self.episode.goal, catalog=self.catalog) if self.expert_hints else None
         self.steps, self.failures = 0, 0
         self.last = (None, True, "")
         return self._observation(), self._info()
@@ -153,7 +158,13 @@ class AlfredEnv(gymnasium.Env):
 
     def _info(self) -> dict:
         met, total = goal_conditions(self.scene, self.state, self.episode.goal)
-        return {
+        hints = {}
+        if self.expert is not None:  # privileged: the live expert's next action from this very state
+            try:
+                hints = {"expert_action": self.expert.next_action(self.state), "expert_problem": ""}
+            except Unrecoverable as e:
+                hints = {"expert_action": None, "expert_problem": str(e)}
+        return hints | {
             "episode_id": self.episode.id,
             "goal_conditions_met": met,
             "goal_conditions_total": total,

@@ -59,10 +59,12 @@ class Evaluator:
         self, splits: Mapping[str, Sequence[AlfredEpisode]], scenes: Mapping[str, Scene], config: EvaluationConfig
     ):
         self.splits, self.config = splits, config
-        self.env = AlfredEnv(
-            [e for episodes in splits.values() for e in episodes], scenes, config.max_steps, config.max_fails
-        )
         self.agent = load_agent(config.agent, seed=config.seed)
+        episodes = [e for split in splits.values() for e in split]
+        # Sub-goal evaluation scores ALFRED's own sub-goals: there the expert replays the demonstration's
+        # segment; the live expert would head for the whole task by its own route.
+        hints = getattr(self.agent, "needs_expert_hints", False) and not config.subgoals
+        self.env = AlfredEnv(episodes, scenes, config.max_steps, config.max_fails, expert_hints=hints)
 
     def run(self, item: WorkItem) -> EpisodeRecord:
         split, index, annotation, subgoal = item

@@ -83,7 +83,10 @@ def play(
         answer, problem = {"action": None}, broken
         if broken is None:
             try:
-                reply = agent.act(filter_observation(observation_filter, observation))
+                seen = filter_observation(observation_filter, observation)
+                if "expert_action" in result.info:  # privileged hints, for agents that asked for them
+                    seen = seen | {"expert_action": result.info["expert_action"]}
+                reply = agent.act(seen)
                 answer = {"action": reply.action, "target": reply.target} if isinstance(reply, AgentAction) else reply
             except Exception as e:
                 problem = _problem(e, "act")
