@@ -49,6 +49,7 @@ class _Planner:
     def __init__(self, scene: Scene, state: State, goal: AlfredGoal, catalog: Catalog, agent: int) -> None:
         self.scene, self.state, self.goal, self.catalog, self.agent = scene, state, goal, catalog, agent
         self.plan = ExpertPlan()
+        self._paths: dict[tuple, list[str] | None] = {}  # searches made in the current state
 
     # --- executing -------------------------------------------------------------------------------
 
@@ -59,13 +60,20 @@ class _Planner:
     def _do(self, action: Action) -> None:
         self.plan.states.append(self.state)
         self.state, event = step(self.scene, self.state, action, self.agent, self.catalog)
+        self._paths.clear()
         if not event.success:  # the planner's own bug, or a world it cannot act in
             raise Unrecoverable(f"{action.name} {action.target or ''}: {event.message}")
         self.plan.actions.append(action)
         self.plan.subgoal_index.append(len(self.plan.subgoals) - 1)
 
+    def _path(self, target: str, also: str | None = None) -> list[str] | None:
+        key = (target, also)
+        if key not in self._paths:
+            self._paths[key] = path_to_use(self.scene, self.state, self.catalog, self.agent, target, also)
+        return self._paths[key]
+
     def _walk_to(self, target: str, also: str | None = None) -> list[str]:
-        path = path_to_use(self.scene, self.state, self.catalog, self.agent, target, also)
+        path = self._path(target, also)
         if path is None:
             together = f" together with {also}" if also else ""
             raise Unrecoverable(f"no reachable pose from which {target} can be used{together}")

@@ -7,8 +7,6 @@ walks the way ALFRED's demonstrations do: turn, walk, turn, look down, interact.
 
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
 
 from homesim.world import actions as A
@@ -22,19 +20,6 @@ Pose = tuple[int, int, int, int]  # cell x, cell z, yaw, horizon
 
 def pose_of(agent: AgentState) -> Pose:
     return (*to_cell(agent.x, agent.z), agent.yaw, agent.horizon)
-
-
-def _moves(scene: Scene, pose: Pose) -> list[tuple[str, Pose]]:
-    x, z, yaw, horizon = pose
-    dx, dz = YAW_STEP[yaw]
-    moves = [(A.ROTATE_LEFT, (x, z, (yaw - 90) % 360, horizon)), (A.ROTATE_RIGHT, (x, z, (yaw + 90) % 360, horizon))]
-    if (x + dx, z + dz) in scene.reachable:
-        moves.insert(0, (A.MOVE_AHEAD, (x + dx, z + dz, yaw, horizon)))
-    if horizon - 15 >= HORIZONS[0]:
-        moves.append((A.LOOK_UP, (x, z, yaw, horizon - 15)))
-    if horizon + 15 <= HORIZONS[-1]:
-        moves.append((A.LOOK_DOWN, (x, z, yaw, horizon + 15)))
-    return moves
 
 
 def use_poses(scene: Scene, state: State, catalog: Catalog, agent: int, target: str) -> set[Pose]:
@@ -61,25 +46,46 @@ def use_poses(scene: Scene, state: State, catalog: Catalog, agent: int, target: 
 def shortest_path(
     scene: Scene, start: Pose, goals: set[Pose], blocked: set[tuple[int, int]] = frozenset()
 ) -> list[str] | None:
-    """Navigation actions from `start` to the nearest pose in `goals` (breadth-first: fewest actions)."""
-    if start in goals:
-        return []
-    parent: dict[Pose, tuple[Pose, str]] = {start: (start, "")}
-    frontier = deque([start])
-    while frontier:
-        pose = frontier.popleft()
-        for action, nxt in _moves(scene, pose):
-            if nxt in parent or (nxt[0], nxt[1]) in blocked:
-                continue
-            parent[nxt] = (pose, action)
-            if nxt in goals:
-                path = []
-                while nxt != start:
-                    nxt, action = parent[nxt]
-                    path.append(action)
-                return path[::-1]
-            frontier.append(nxt)
-    return None
+    """The fewest navigation actions from `start` to a pose in `goals`. Looking up or down never changes
+    where the agent can walk, so the search runs over (cell, yaw) and the horizon is set at the end."""
+    horizons: dict[tuple[int, int, int], list[int]] = {}
+    for x, z, yaw, horizon in goals:
+        horizons.setdefault((x, z, yaw), []).append(horizon)
+    if not horizons:
+        return None
+
+    def finish(spot: tuple[int, int, int]) -> int:  # the fewest looks to a goal horizon at this spot
+        return min(abs(h - start[3]) for h in horizons[spot]) // 15
+
+    origin = start[:3]
+    parent: dict[tuple[int, int, int], tuple[tuple[int, int, int], str]] = {origin: (origin, "")}
+    layer, steps, best, arrival = [origin], 0, None, None
+    while layer and (best is None or steps < best):
+        for spot in layer:
+            if spot in horizons and (best is None or steps + finish(spot) < best):
+                best, arrival = steps + finish(spot), spot
+        following = []
+        for x, z, yaw in layer:
+            dx, dz = YAW_STEP[yaw]
+            for action, nxt in (
+                (A.MOVE_AHEAD, (x + dx, z + dz, yaw)),
+                (A.ROTATE_LEFT, (x, z, (yaw - 90) % 360)),
+                (A.ROTATE_RIGHT, (x, z, (yaw + 90) % 360)),
+            ):
+                if nxt in parent or (nxt[:2] not in scene.reachable) or nxt[:2] in blocked:
+                    continue
+                parent[nxt] = ((x, z, yaw), action)
+                following.append(nxt)
+        layer, steps = following, steps + 1
+    if arrival is None:
+        return None
+    path, spot = [], arrival
+    while spot != origin:
+        spot, action = parent[spot]
+        path.append(action)
+    target = min(horizons[arrival], key=lambda h: abs(h - start[3]))
+    look = A.LOOK_DOWN if target > start[3] else A.LOOK_UP
+    return path[::-1] + [look] * (abs(target - start[3]) // 15)
 
 
 def path_to_use(

@@ -555,15 +555,16 @@ def place_object(
     return None
 
 
-def fill_room(rng: random.Random, plan: RoomPlan, scene: Scene, catalog: Catalog) -> dict[str, ObjectState]:
-    """Movable objects of the room type, each in or on a fixed receptacle ALFRED allows it in, none
-    running into furniture or into each other."""
+def fill_room(rng: random.Random, classes: list[str], scene: Scene, catalog: Catalog) -> dict[str, ObjectState]:
+    """Movable objects of the given classes (some twice), each in or on a fixed receptacle ALFRED allows
+    it in and the receptacle's use pose sees, none running into furniture or into each other. Works for
+    any scene whose receptacles have use poses: procedural rooms and ALFRED's floor plans."""
     fixed = sorted(scene.fixed.values(), key=lambda f: f.id)
-    receptacles = [f for f in fixed if catalog[f.cls].receptacle]
+    receptacles = [f for f in fixed if catalog[f.cls].receptacle and f.use_poses]
     blocked = {r.id: in_the_way(r, fixed) for r in receptacles}
     room = {r.id: capacity(r.box) for r in receptacles}
     objects: dict[str, ObjectState] = {}
-    for cls in pick_classes(rng, plan):
+    for cls in classes:
         for _ in range(2 if rng.random() < TWIN_CHANCE else 1):
             options = [r for r in receptacles if room[r.id] > 0 and catalog.can_contain(r.cls, cls)]
             rng.shuffle(options)
@@ -619,7 +620,7 @@ def generate_room(room_type: str, seed: int, catalog: Catalog | None = None) -> 
         },
     )
     objects = {f.id: ObjectState(f.id, f.cls, is_open=catalog[f.cls].starts_open) for f in fixed.values()}
-    objects.update(fill_room(rng, plan, scene, catalog))
+    objects.update(fill_room(rng, pick_classes(rng, plan), scene, catalog))
     ix, iz = rng.choice(sorted(reachable))
     agent = AgentState(ix * GRID_SIZE, iz * GRID_SIZE, rng.choice(YAWS), START_HORIZON)
     return scene, State(objects=objects, agents=(agent,))

@@ -1,0 +1,465 @@
+"""PDDL for ALFRED: the shipped domain, any state and goal as a problem, a real planner, and plan execution.
+
+DESIGN's rule: plans from a real planner must execute in the engine, so engine and PDDL cannot drift
+apart. `export_problem` writes a state and an `AlfredGoal` as a problem for `data/alfred_domain.pddl`;
+`solve_with_planner` runs pyperplan (a classical planner from PyPI) on it; `execute_plan` turns each
+high-level step into engine actions (GotoLocation: the shortest pose path of `planning.poses`; the
+interactions and ALFRED's macros: the engine's own actions) and fails loudly where the engine refuses one.
+
+Problems hold only what the goal can involve: the objects of the goal's classes (and knives for a
+sliced goal, the appliances a treatment needs), what they lie in, the held object, and every fixed
+receptacle. Whatever else lies around never blocks an action in the engine, so leaving it out loses
+no plan and keeps the planner's grounding small.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from homesim.planning.poses import path_to_use
+from homesim.tasks.alfred import AlfredGoal
+from homesim.world import actions as A
+from homesim.world.actions import Action
+from homesim.world.catalog import CLEANS, COOLS, HEATS, Catalog, alfred_catalog
+from homesim.world.dynamics import step
+from homesim.world.geometry import why_not_visible
+from homesim.world.scene import Scene
+from homesim.world.state import State
+
+AGENT, START = "agent0", "start"
+SLICES_DECLARED = 2  # pieces declared per whole: no ALFRED goal places more than two
+
+
+def domain_text() -> str:
+    """The shipped ALFRED domain (`homesim/planning/data/alfred_domain.pddl`)."""
+    return resources.files("homesim.planning").joinpath("data/alfred_domain.pddl").read_text()
+
+
+class PlannerError(RuntimeError):
+    """The planner found no plan (unsolvable problem, or out of time)."""
+
+
+class PlanExecutionError(RuntimeError):
+    """A plan step the engine refused: the PDDL model and the engine disagree (or the plan is wrong)."""
+
+
+@dataclass(frozen=True)
+class PlanStep:
+    """One high-level step: a domain action and its arguments as engine ids, the agent left out."""
+
+    action: str
+    args: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"{self.action}({', '.join(self.args)})"
+
+
+# --- the problem ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Goal:
+    """An existential goal: typed variables, the atoms they must satisfy, and optionally two variables
+    that must name different objects (pick two)."""
+
+    variables: tuple[tuple[str, str], ...]
+    atoms: tuple[str, ...]
+    different: tuple[str, str] | None = None
+
+
+@dataclass
+class _Problem:
+    goal: AlfredGoal
+    names: dict[str, str] = field(default_factory=dict)  # PDDL name -> engine id
+    types: dict[str, str] = field(default_factory=dict)  # PDDL name -> type
+    init: list[str] = field(default_factory=list)
+    target: _Goal | None = None
+
+    def name(self, engine_id: str, cls: str, kind: str) -> str:
+        index = sum(t == kind and n.rsplit("_", 1)[0] == cls for n, t in self.types.items()) + 1
+        pddl = f"{cls}_{index}"
+        self.names[pddl], self.types[pddl] = engine_id, kind
+        return pddl
+
+    def fact(self, *atom: str) -> None:
+        self.init.append(f"({' '.join(atom)})")
+
+    def _objects(self, leave_out: set[str] = frozenset()) -> str:
+        by_type: dict[str, list[str]] = {}
+        for name, kind in self.types.items():
+            if name not in leave_out:
+                by_type.setdefault(kind, []).append(name)
+        return "\n    ".join(f"{' '.join(names)} - {kind}" for kind, names in by_type.items())
+
+    def _text(self, objects: str, init: list[str], goal: str) -> str:
+        legend = "\n".join(f";   {n} = {i}" for n, i in self.names.items() if n != i)
+        facts = "\n    ".join(init)
+        return (
+            f"; ALFRED goal: {self.goal.to_dict()}\n; names:\n{legend}\n"
+            f"(define (problem homesim-{self.goal.task_type.replace('_', '-')})\n"
+            f"  (:domain homesim-alfred)\n  (:objects\n    {objects})\n  (:init\n    {facts})\n"
+            f"  (:goal {goal}))\n"
+        )
+
+    def to_pddl(self) -> str:
+        """The problem with its goal stated as ALFRED's goal conditions: `exists` over typed variables."""
+        t = self.target
+        variables = " ".join(f"{v} - {kind}" for v, kind in t.variables)
+        different = [f"(not (= {t.different[0]} {t.different[1]}))"] if t.different else []
+        goal = f"(exists ({variables})\n    (and {' '.join([*t.atoms, *different])}))"
+        return self._text(self._objects(), self.init, goal)
+
+    def to_strips(self) -> tuple[str, str]:
+        """(domain, problem) for a STRIPS planner: the existential goal becomes an action `reach-goal`
+        whose parameters are the goal's variables and whose effect is `(goal-reached)` (the textbook
+        compilation); "different objects" becomes a static `different` relation; the names the goal
+        mentions become domain constants."""
+        t = self.target
+        constants = sorted({w for atom in t.atoms for w in atom.strip("()").split()[1:] if not w.startswith("?")})
+        domain = domain_text()
+        head, body = domain.split("(:predicates", 1)
+        declared = " ".join(f"{c} - {self.types[c]}" for c in constants)
+        different = [f"(different {t.different[0]} {t.different[1]})"] if t.different else []
+        reach = (
+            f"  (:action reach-goal\n    :parameters ({' '.join(f'{v} - {kind}' for v, kind in t.variables)})\n"
+            f"    :precondition (and {' '.join([*t.atoms, *different])})\n    :effect (goal-reached))\n"
+        )
+        domain = (
+            f"{head}(:constants {declared})\n  (:predicates (goal-reached) (different ?x - movable ?y - movable)"
+            f"{body.rstrip()[:-1]}\n{reach})\n"
+        )
+        init = list(self.init)
+        if t.different:
+            same = [n for n in self.types if f"(ofClass {n} {self.goal.target_class})" in self.init]
+            init += [f"(different {a} {b})" for a in same for b in same if a != b]
+        return domain, self._text(self._objects(set(constants)), init, "(goal-reached)")
+
+
+def _relevant(scene: Scene, state: State, goal: AlfredGoal, catalog: Catalog, agent: int) -> list[str]:
+    """The ids a plan for this goal can involve (see the module docstring), in id order."""
+    classes = {goal.target_class, goal.object_target, goal.parent_target, goal.toggle_target, goal.mrecep_target}
+    effect = {
+        "pick_clean_then_place_in_recep": CLEANS,
+        "pick_heat_then_place_in_recep": HEATS,
+        "pick_cool_then_place_in_recep": COOLS,
+    }.get(goal.task_type)
+
+    def needed(cls: str) -> bool:
+        c = catalog[cls]
+        return (
+            cls in classes
+            or (goal.object_sliced and c.slices)
+            or (effect is not None and c.effect == effect)
+            or (effect == CLEANS and c.basin)
+        )
+
+    keep = {
+        o.id for o in state.objects.values() if needed(o.cls) or (o.id in scene.fixed and catalog[o.cls].receptacle)
+    }
+    held = state.agents[agent].held
+    if held is not None:
+        keep.add(held)
+    keep |= {a for o in list(keep) for a in state.ancestors(o)}
+    return sorted(keep)
+
+
+def _build(scene: Scene, state: State, goal: AlfredGoal, catalog: Catalog, agent: int) -> _Problem:
+    problem = _Problem(goal)
+    ids = _relevant(scene, state, goal, catalog, agent)
+    fixed = [i for i in ids if i in scene.fixed]
+    movable = [i for i in ids if i not in scene.fixed]
+    sliced = catalog[goal.object_target].sliced_class
+    # A sliced goal's wholes get their pieces declared, under the ids slicing will give them.
+    pieces = {
+        w: [f"{w}|{sliced}_{i}" for i in range(SLICES_DECLARED)]
+        for w in movable
+        if goal.object_sliced and state.objects[w].cls == goal.object_target
+    }
+    piece_ids = [p for ps in pieces.values() for p in ps]
+    classes = {i: state.objects[i].cls for i in ids} | {p: sliced for p in piece_ids}
+    name = {i: problem.name(i, classes[i], "furniture") for i in fixed}
+    name |= {i: problem.name(i, classes[i], "movable") for i in [*movable, *piece_ids]}
+    goal_classes = {goal.target_class, goal.parent_target, goal.toggle_target, goal.mrecep_target} - {""}
+    for cls in sorted(set(classes.values()) | goal_classes):
+        problem.names[cls], problem.types[cls] = cls, "class"
+    problem.names[AGENT], problem.types[AGENT] = AGENT, "agent"
+
+    for i, cls in classes.items():
+        problem.fact("ofClass", name[i], cls)
+    for i in fixed:
+        _furniture_facts(problem, scene, state, catalog, i, name, [name[m] for m in [*movable, *piece_ids]])
+    me = state.agents[agent]
+    for i in movable:
+        o, c = state.objects[i], catalog[classes[i]]
+        if me.held == i:
+            problem.fact("holds", AGENT, name[i])
+        elif o.parent is None:
+            problem.fact("onFloor", name[i])
+        else:
+            problem.fact("inReceptacle", name[i], name[o.parent])
+        if c.receptacle:
+            if not c.openable or o.is_open:
+                problem.fact("accessible", name[i])
+            for other in [*movable, *piece_ids]:
+                if catalog.can_contain(o.cls, classes[other]):
+                    problem.fact("canContain", name[i], name[other])
+        if c.slices:
+            problem.fact("cuts", name[i])
+        for history in ("cleaned", "heated", "cooled"):
+            if i in getattr(state, history):
+                problem.fact(history, name[i])
+    for whole, (first, second) in pieces.items():
+        problem.fact("sliceable", name[whole])
+        problem.fact("firstSliceOf", name[first], name[whole])
+        problem.fact("secondSliceOf", name[second], name[whole])
+    problem.fact("atLocation", AGENT, _start(scene, state, catalog, agent, ids, name, problem))
+    if me.held is None:
+        problem.fact("handEmpty", AGENT)
+    problem.target = _goal(goal)
+    return problem
+
+
+def _furniture_facts(
+    problem: _Problem, scene: Scene, state: State, catalog: Catalog, i: str, name: dict[str, str], movables: list[str]
+) -> None:
+    o, c, n = state.objects[i], catalog[state.objects[i].cls], name[i]
+    problem.fact("onFloor", n)
+    if c.openable:
+        problem.fact("openable", n)
+        problem.fact("accessible" if o.is_open else "closed", n)
+    elif c.receptacle:
+        problem.fact("accessible", n)
+    if c.receptacle:  # ALFRED puts with forceAction: a fixed receptacle takes anything
+        for m in movables:
+            problem.fact("canContain", n, m)
+    if c.toggleable:
+        problem.fact("toggleable", n)
+        problem.fact("isOn" if o.is_on else "isOff", n)
+    if c.effect == HEATS:
+        problem.fact("heats", n)
+    elif c.effect == COOLS:
+        problem.fact("cools", n)
+    elif c.effect == CLEANS:
+        # A faucet cleans the visible basin closest to it; the executor uses both from one pose, where
+        # the closest basin of all is the closest visible one.
+        fx, _, fz = scene.fixed[i].position
+        basins = [b for b in name if b in scene.fixed and catalog[scene.fixed[b].cls].basin]
+        near = lambda b: (scene.fixed[b].position[0] - fx) ** 2 + (scene.fixed[b].position[2] - fz) ** 2  # noqa: E731
+        if basins:
+            problem.fact("cleans", n, name[min(basins, key=near)])
+
+
+def _start(
+    scene: Scene, state: State, catalog: Catalog, agent: int, ids: list[str], name: dict[str, str], problem: _Problem
+) -> str:
+    """Where the agent is: the nearest thing on the floor it can use from where it stands, else `start`."""
+    me = state.agents[agent]
+
+    def distance(i: str) -> float:
+        x, _, z = scene.fixed[i].position if i in scene.fixed else state.objects[i].position
+        return (x - me.x) ** 2 + (z - me.z) ** 2
+
+    on_floor = [i for i in ids if i in scene.fixed or (state.objects[i].parent is None and me.held != i)]
+    usable = [i for i in on_floor if why_not_visible(scene, state, catalog, agent, i) is None]
+    if usable:
+        return name[min(usable, key=lambda i: (distance(i), i))]
+    problem.names[START], problem.types[START] = START, "place"
+    return START
+
+
+def _goal(goal: AlfredGoal) -> _Goal:
+    """ALFRED's goal conditions (`tasks.alfred.goal_conditions`) as one existential formula. Placement
+    is direct (in or on), where ALFRED also counts deeper nesting: every plan for this goal meets ALFRED's."""
+    x, p = goal.target_class, goal.parent_target
+    if goal.task_type == "look_at_obj_in_light":
+        return _Goal(
+            (("?o", "movable"), ("?l", "furniture")),
+            (
+                f"(ofClass ?o {x})",
+                f"(holds {AGENT} ?o)",
+                f"(ofClass ?l {goal.toggle_target})",
+                "(isOn ?l)",
+                f"(atLocation {AGENT} ?l)",
+            ),
+        )
+    if goal.task_type == "pick_two_obj_and_place":
+        return _Goal(
+            (("?o1", "movable"), ("?o2", "movable"), ("?r", "thing")),
+            (
+                f"(ofClass ?o1 {x})",
+                f"(ofClass ?o2 {x})",
+                f"(ofClass ?r {p})",
+                "(inReceptacle ?o1 ?r)",
+                "(inReceptacle ?o2 ?r)",
+            ),
+            different=("?o1", "?o2"),
+        )
+    if goal.task_type == "pick_and_place_with_movable_recep":
+        return _Goal(
+            (("?o", "movable"), ("?m", "movable"), ("?r", "thing")),
+            (
+                f"(ofClass ?o {x})",
+                f"(ofClass ?m {goal.mrecep_target})",
+                f"(ofClass ?r {p})",
+                "(inReceptacle ?o ?m)",
+                "(inReceptacle ?m ?r)",
+            ),
+        )
+    treated = {
+        "pick_clean_then_place_in_recep": ("(cleaned ?o)",),
+        "pick_heat_then_place_in_recep": ("(heated ?o)",),
+        "pick_cool_then_place_in_recep": ("(cooled ?o)",),
+    }.get(goal.task_type, ())
+    return _Goal(
+        (("?o", "movable"), ("?r", "thing")),
+        (f"(ofClass ?o {x})", *treated, f"(ofClass ?r {p})", "(inReceptacle ?o ?r)"),
+    )
+
+
+def export_problem(scene: Scene, state: State, goal: AlfredGoal, agent: int = 0, catalog: Catalog | None = None) -> str:
+    """The state and goal as a PDDL problem for the shipped domain (see `domain_text`)."""
+    return _build(scene, state, goal, catalog or alfred_catalog(), agent).to_pddl()
+
+
+# --- the planner ----------------------------------------------------------------------------------
+
+_STEP = re.compile(r"\(([^()\s]+)((?:\s+[^()\s]+)*)\)")
+
+
+def solve_with_planner(
+    scene: Scene, state: State, goal: AlfredGoal, agent: int = 0, catalog: Catalog | None = None, timeout: float = 60.0
+) -> list[PlanStep]:
+    """A plan from pyperplan (greedy best-first search with the FF heuristic) run in a subprocess, so
+    a hard problem is stopped after `timeout` seconds. An empty list: the goal already holds."""
+    problem = _build(scene, state, goal, catalog or alfred_catalog(), agent)
+    domain, text = problem.to_strips()
+    with tempfile.TemporaryDirectory(prefix="homesim-pddl-") as folder:
+        domain_file, problem_file = Path(folder) / "domain.pddl", Path(folder) / "problem.pddl"
+        domain_file.write_text(domain)
+        problem_file.write_text(text)
+        command = [sys.executable, "-m", "pyperplan", "-l", "warning", "-s", "gbf", "-H", "hff"]
+        try:
+            run = subprocess.run(
+                [*command, str(domain_file), str(problem_file)], capture_output=True, text=True, timeout=timeout
+            )
+        except subprocess.TimeoutExpired:
+            raise PlannerError(f"pyperplan found no plan within {timeout:g} s") from None
+        solution = Path(f"{problem_file}.soln")
+        if not solution.exists():
+            said = (run.stderr or run.stdout).strip().splitlines()[-1:] or ["no output"]
+            raise PlannerError(f"pyperplan found no plan (exit {run.returncode}): {said[0]}")
+        lines = solution.read_text().splitlines()
+    actions = {a.lower(): a for a in re.findall(r"\(:action\s+(\S+)", domain_text())}
+    ids = {n.lower(): i for n, i in problem.names.items()}
+    plan = []
+    for line in lines:
+        match = _STEP.fullmatch(line.strip())
+        if match is None:
+            raise PlannerError(f"cannot read pyperplan's plan step {line!r}")
+        name, args = match.group(1), match.group(2).split()
+        if name != "reach-goal":
+            plan.append(PlanStep(actions[name], tuple(ids[a] for a in args[1:])))  # args[0]: the agent
+    return plan
+
+
+# --- execution ------------------------------------------------------------------------------------
+
+# Steps that are one engine interaction: (engine action, which argument it targets).
+_ONE_ACTION = {
+    "OpenObject": (A.OPEN, 0),
+    "CloseObject": (A.CLOSE, 0),
+    "ToggleObjectOn": (A.TOGGLE_ON, 0),
+    "ToggleObjectOff": (A.TOGGLE_OFF, 0),
+    "PickupObject": (A.PICKUP, 0),
+    "PickupObjectFromContainer": (A.PICKUP, 0),
+    "PickupLooseObject": (A.PICKUP, 0),
+    "PutObject": (A.PUT, 1),
+    "PutObjectInContainer": (A.PUT, 1),
+    "SliceObject": (A.SLICE, 0),
+    "SliceObjectInContainer": (A.SLICE, 0),
+    "SliceLooseObject": (A.SLICE, 0),
+}
+
+
+class _Executor:
+    def __init__(self, scene: Scene, state: State, catalog: Catalog, agent: int) -> None:
+        self.scene, self.state, self.catalog, self.agent = scene, state, catalog, agent
+
+    def do(self, name: str, target: str | None = None) -> None:
+        if target is not None:
+            self.reach(target)
+        self.state, event = step(self.scene, self.state, Action(name, target), self.agent, self.catalog)
+        if not event.success:
+            raise PlanExecutionError(f"{name} {target or ''}: {event.message}")
+
+    def reach(self, target: str, also: str | None = None) -> None:
+        """Walks to a pose from which `target` (and `also`) can be used, unless the agent stands at one:
+        a GotoLocation's pose sees its thing, not always everything in or on it (a long counter)."""
+        wanted = [t for t in (target, also) if t is not None]
+        if all(why_not_visible(self.scene, self.state, self.catalog, self.agent, t) is None for t in wanted):
+            return
+        path = path_to_use(self.scene, self.state, self.catalog, self.agent, target, also)
+        if path is None:
+            reasons = [why_not_visible(self.scene, self.state, self.catalog, self.agent, t) for t in wanted]
+            raise PlanExecutionError(f"no pose to use {' and '.join(wanted)} from: {'; '.join(filter(None, reasons))}")
+        for name in path:
+            self.do(name)
+
+    def run(self, s: PlanStep) -> None:
+        if s.action == "GotoLocation":
+            self.reach(s.args[1])
+        elif s.action in _ONE_ACTION:
+            name, which = _ONE_ACTION[s.action]
+            self.do(name, s.args[which])
+        elif s.action == "CleanObject":
+            obj, basin, faucet = s.args
+            self.reach(basin, also=faucet)  # the faucet washes the closest basin *in view*
+            self.do(A.PUT, basin)
+            if self.state.objects[faucet].is_on:
+                self.do(A.TOGGLE_OFF, faucet)
+            for name, target in ((A.TOGGLE_ON, faucet), (A.TOGGLE_OFF, faucet), (A.PICKUP, obj)):
+                self.do(name, target)
+            self.treated(s, "cleaned")
+        elif s.action in ("HeatObject", "CoolObject"):
+            obj, appliance = s.args
+            now = self.state.objects[appliance]
+            if not now.is_open:
+                self.do(A.OPEN, appliance)
+            heat = s.action == "HeatObject"
+            if heat and now.is_on:
+                self.do(A.TOGGLE_OFF, appliance)
+            self.do(A.PUT, appliance)
+            self.do(A.CLOSE, appliance)
+            if heat:
+                self.do(A.TOGGLE_ON, appliance)
+                self.do(A.TOGGLE_OFF, appliance)
+            for name, target in ((A.OPEN, appliance), (A.PICKUP, obj), (A.CLOSE, appliance)):
+                self.do(name, target)
+            self.treated(s, "heated" if heat else "cooled")
+        else:
+            raise PlanExecutionError(f"unknown plan step {s.action!r}")
+
+    def treated(self, s: PlanStep, history: str) -> None:
+        """A macro's engine actions all succeeded; its effect must show in ALFRED's history set too."""
+        if s.args[0] not in getattr(self.state, history):
+            raise PlanExecutionError(f"{s}: the engine did not count {s.args[0]} as {history}")
+
+
+def execute_plan(
+    scene: Scene, state: State, plan: list[PlanStep], agent: int = 0, catalog: Catalog | None = None
+) -> State:
+    """Steps a high-level plan in the engine and returns the final state; raises `PlanExecutionError`
+    naming the step where an engine action fails."""
+    executor = _Executor(scene, state, catalog or alfred_catalog(), agent)
+    for index, s in enumerate(plan):
+        try:
+            executor.run(s)
+        except PlanExecutionError as error:
+            raise PlanExecutionError(f"step {index} {s}: {error}") from None
+    return executor.state
