@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import pytest
 
-from homesim.datasets.alfred import Subgoal
 from homesim.evaluation.subgoals import GOTO_TOLERANCE, subgoal_done
 from homesim.planning.navigation import grid_distance
+from homesim.tasks.alfred import Subgoal
 from homesim.world.scene import GRID_SIZE, Scene
 from homesim.world.state import AgentState, State
 

@@ -15,32 +15,13 @@ from dataclasses import dataclass, replace
 
 from homesim.errors import DataError
 from homesim.scenes.alfred import fixed_box, initial_pickups, object_id, parse_object_id
-from homesim.tasks.alfred import AlfredGoal, goal_satisfied
+from homesim.tasks.alfred import AlfredGoal, Annotation, Subgoal, goal_satisfied
 from homesim.world.actions import ACTIONS, ALIASES, INTERACT_ACTIONS, PUT, Action
 from homesim.world.catalog import Catalog, alfred_catalog
 from homesim.world.scene import GRID_SIZE, FixedObject, Scene
 from homesim.world.state import AgentState, ObjectState, State
 
 PARENT_SEARCH_MARGIN = 0.3  # metres an object may lie outside a receptacle's extent and still be on it
-
-
-@dataclass(frozen=True)
-class Annotation:
-    """One human annotation: a goal sentence and one step-by-step directive per sub-goal."""
-
-    task_desc: str
-    high_descs: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Subgoal:
-    """One step of ALFRED's high-level plan (GotoLocation, PickupObject, PutObject, CleanObject, ...):
-    the object it acts on, the receptacle it puts into, and for GotoLocation the planner's destination."""
-
-    action: str
-    object_id: str | None = None
-    receptacle_id: str | None = None
-    location: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)

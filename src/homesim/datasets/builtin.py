@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import random
 
-from homesim.datasets.alfred import AlfredEpisode, Annotation
+from homesim.datasets.alfred import AlfredEpisode
 from homesim.scenes.procedural import ROOM_TYPES, generate_room
-from homesim.tasks.alfred import AlfredGoal
+from homesim.tasks.alfred import AlfredGoal, Annotation
 from homesim.world.catalog import alfred_catalog
 from homesim.world.scene import Scene
 

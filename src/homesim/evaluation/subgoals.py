@@ -14,12 +14,13 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from homesim.agents.protocol import Agent
-from homesim.datasets.alfred import AlfredEpisode, Subgoal
+from homesim.datasets.alfred import AlfredEpisode
 from homesim.envs.alfred import AlfredEnv
 from homesim.evaluation.metrics import BOOTSTRAP_SAMPLES, figures
 from homesim.evaluation.records import EpisodeRecord
 from homesim.evaluation.runner import play, record, task_spec
 from homesim.planning.navigation import grid_distance
+from homesim.tasks.alfred import Subgoal
 from homesim.world.scene import Scene, to_cell
 from homesim.world.state import State
 

@@ -17,10 +17,9 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from homesim.datasets.alfred import Annotation, Subgoal
 from homesim.language.lexicon import Lexicon, fill, lexicon, plural, with_articles
-from homesim.language.routes import Route, landmark, rank, route
-from homesim.tasks.alfred import AlfredGoal
+from homesim.language.routes import SHORT_WALK, Route, landmark, rank, route
+from homesim.tasks.alfred import AlfredGoal, Annotation, Subgoal
 from homesim.world import actions as A
 from homesim.world.actions import Action
 from homesim.world.geometry import object_box
@@ -299,12 +298,14 @@ class _Annotator:
     def _legs(self, step: Step) -> list[str]:
         """The walking clauses: one for the whole walk, or both legs around a single turn on the way."""
         g, r, rng = self.t["goto"], step.route, self.rng
-        first = self._walk_clause(r.distance, step)
         if len(r.middle_turns) == 1 and rng.random() < TWO_LEGS_SHARE:
-            second = "short" if r.legs[-1] <= 3 else "medium"
-            first = self._walk_clause("short" if r.legs[0] <= 3 else "medium", step)
-            return [first, rng.choice(g["turn"][r.middle_turns[0]]), rng.choice(g["walk"][second])]
-        return [first]
+            first, second = ("short" if steps <= SHORT_WALK else "medium" for steps in (r.legs[0], r.legs[-1]))
+            return [
+                self._walk_clause(first, step),
+                rng.choice(g["turn"][r.middle_turns[0]]),
+                rng.choice(g["walk"][second]),
+            ]
+        return [self._walk_clause(r.distance, step)]
 
     def _walk_clause(self, distance: str, step: Step) -> str:
         g = self.t["goto"]

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from homesim.datasets.alfred import Subgoal
 from homesim.planning.poses import path_to_use
-from homesim.tasks.alfred import AlfredGoal, goal_satisfied
+from homesim.tasks.alfred import AlfredGoal, Subgoal, goal_satisfied
 from homesim.world import actions as A
 from homesim.world.actions import Action
 from homesim.world.catalog import CLEANS, COOLS, HEATS, Catalog, alfred_catalog

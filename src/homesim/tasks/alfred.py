@@ -88,6 +88,25 @@ class AlfredGoal:
         }
 
 
+@dataclass(frozen=True)
+class Annotation:
+    """One human annotation: a goal sentence and one step-by-step directive per sub-goal."""
+
+    task_desc: str
+    high_descs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Subgoal:
+    """One step of ALFRED's high-level plan (GotoLocation, PickupObject, PutObject, CleanObject, ...):
+    the object it acts on, the receptacle it puts into, and for GotoLocation the planner's destination."""
+
+    action: str
+    object_id: str | None = None
+    receptacle_id: str | None = None
+    location: tuple[float, float] | None = None
+
+
 def _ids(state: State, cls: str) -> list[str]:
     return [o.id for o in state.objects.values() if o.cls == cls]
 
