@@ -13,8 +13,6 @@ The counts follow ALFRED's `env/tasks.py`:
 from __future__ import annotations
 
 import pytest
-
-from homesim.tasks.alfred import TASK_TYPES, AlfredGoal, goal_conditions, goal_satisfied
 from world_fixtures import (
     APPLE,
     BOOK,
@@ -46,6 +44,8 @@ from world_fixtures import (
     with_flags,
     with_history,
 )
+
+from homesim.tasks.alfred import TASK_TYPES, AlfredGoal, goal_conditions, goal_satisfied
 
 SIMPLE, TWO, LOOK, CLEAN, HEAT, COOL, MOVABLE = TASK_TYPES
 HISTORY = {CLEAN: "cleaned", HEAT: "heated", COOL: "cooled"}

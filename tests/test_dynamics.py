@@ -4,14 +4,6 @@ state ALFRED tracks (cleaned / heated / cooled), on the hand-built kitchen of `w
 from __future__ import annotations
 
 import pytest
-
-from homesim.world import actions as A
-from homesim.world.actions import Action
-from homesim.world.catalog import alfred_catalog
-from homesim.world.dynamics import HORIZON_MAX, HORIZON_MIN, step
-from homesim.world.geometry import why_not_visible
-from homesim.world.scene import Pose
-from homesim.world.state import State
 from world_fixtures import (
     APPLE,
     BOOK,
@@ -53,6 +45,14 @@ from world_fixtures import (
     with_flags,
     with_history,
 )
+
+from homesim.world import actions as A
+from homesim.world.actions import Action
+from homesim.world.catalog import alfred_catalog
+from homesim.world.dynamics import HORIZON_MAX, HORIZON_MIN, step
+from homesim.world.geometry import why_not_visible
+from homesim.world.scene import Pose
+from homesim.world.state import State
 
 CATALOG = alfred_catalog()
 

@@ -11,9 +11,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
-from homesim.world.scene import Pose, Scene
-from homesim.world.state import AgentState, State
 from world_fixtures import (
     APPLE,
     BOWL,
@@ -39,6 +36,9 @@ from world_fixtures import (
     with_flags,
     with_history,
 )
+
+from homesim.world.scene import Pose, Scene
+from homesim.world.state import AgentState, State
 
 
 def busy_state() -> State:

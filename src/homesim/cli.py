@@ -12,6 +12,8 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
+from homesim.render.command import render_episode
+
 app = typer.Typer(
     help="homesim: a fast, headless household simulator for instruction-following agents.", no_args_is_help=True
 )
@@ -19,6 +21,7 @@ alfred_app = typer.Typer(
     help="ALFRED: import its scenes and trajectories, replay its expert demonstrations.", no_args_is_help=True
 )
 app.add_typer(alfred_app, name="alfred")
+app.command("render-episode")(render_episode)
 console = Console(width=None if sys.stdout.isatty() else 150)  # piped output: wide tables, no wrapping
 
 TrajectoriesOption = Annotated[
@@ -232,6 +235,8 @@ def evaluate_command(
     workers: Annotated[int, typer.Option(min=1, help="processes; results are identical for any number")] = 1,
     seed: Annotated[int, typer.Option(help="the agent's seed")] = 0,
     out: Annotated[Path, typer.Option(help="folder for run.json, records.jsonl and summary.json")] = Path("out/eval"),
+    interaction: Annotated[str, typer.Option(help="oracle (object ids) or mask (300x300 pixel masks)")] = "oracle",
+    pixels: Annotated[str, typer.Option(help="images agents see, comma-separated: rgb,depth,segmentation")] = "",
 ) -> None:
     """Evaluate an agent under ALFRED's protocol and print the paper's tables."""
     from homesim.agents.protocol import OBSERVATION_FILTERS
@@ -269,7 +274,17 @@ def evaluate_command(
     if not any(splits.values()):
         console.print(f"[red]no episodes to evaluate[/] in {episodes}" + (f" (split {split})" if split else ""))
         raise typer.Exit(1)
-    config = EvaluationConfig(agent=agent, seed=seed, observation_filter=observation_filter, subgoals=subgoals)
+    images = tuple(p for p in pixels.split(",") if p)
+    if interaction not in ("oracle", "mask") or set(images) - {"rgb", "depth", "segmentation"}:
+        raise typer.BadParameter("--interaction is oracle or mask; --pixels some of rgb,depth,segmentation")
+    config = EvaluationConfig(
+        agent=agent,
+        seed=seed,
+        observation_filter=observation_filter,
+        subgoals=subgoals,
+        interaction=interaction,
+        pixels=images,
+    )
 
     def progress(items, total):
         return track(items, total=total, description=f"evaluating {agent}", console=console)
@@ -407,4 +422,6 @@ def demo(
             workers=1,
             seed=seed,
             out=out / agent,
+            interaction="oracle",
+            pixels="",
         )

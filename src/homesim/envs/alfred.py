@@ -1,8 +1,10 @@
 """`homesim/ALFRED-v0`: ALFRED episodes as a Gymnasium environment, a thin shell over `world.step`.
 
 Actions are dicts `{"action": index into ALFRED's 13 actions (or the name), "target": object id}` in
-oracle mode, or with `"target"` a HxW mask in mask mode (resolved to an object by IoU with the
-instance segmentation, as ALFRED does). An invalid action is a failed step, never an exception.
+oracle mode (`interaction="oracle"`, where observations list the `visible_objects`), or with `"target"` a
+300x300 mask in mask mode (`interaction="mask"`: resolved to an object by IoU with the instance
+segmentation of the frame the agent saw, as ALFRED does). `pixels=("rgb", "depth", "segmentation")`
+adds egocentric images to the observations (rendered headless; off by default). An invalid action is a failed step, never an exception.
 With `expert_hints=True`, `info["expert_action"]` is the live expert's next action from the current
 state (None, with `info["expert_problem"]`, where the goal became unreachable). ALFRED's limits end an episode: STOP ends it (`terminated`); 1000 steps or 10 failed actions cut it
 short (`truncated`). Failed actions count as steps. The reward is 1 when the agent stops with the goal
@@ -23,13 +25,17 @@ from homesim.datasets.alfred import AlfredEpisode
 from homesim.datasets.builtin import builtin_episodes
 from homesim.planning.expert import Expert, Unrecoverable
 from homesim.tasks.alfred import goal_conditions
-from homesim.world.actions import ACTIONS, INTERACT_ACTIONS, STOP, Action
+from homesim.render import ALFRED, Renderer
+from homesim.render.masks import step_with_mask
+from homesim.world.actions import ACTIONS, ALIASES, INTERACT_ACTIONS, STOP, Action
 from homesim.world.catalog import alfred_catalog
 from homesim.world.dynamics import step
 from homesim.world.geometry import visible_objects
 from homesim.world.scene import Scene
 
 MAX_STEPS, MAX_FAILS = 1000, 10  # ALFRED's evaluation limits
+PIXELS = ("rgb", "depth", "segmentation")
+MAX_DEPTH = 100.0  # metres: farther than any wall of a house
 TEXT_CHARSET = string.printable
 ID_CHARSET = string.ascii_letters + string.digits + "|+-._"
 ID_LENGTH = 96
@@ -51,6 +57,8 @@ class AlfredEnv(gymnasium.Env):
         max_steps: int = MAX_STEPS,
         max_fails: int = MAX_FAILS,
         expert_hints: bool = False,
+        pixels: Sequence[str] = (),
+        interaction: str = "oracle",
     ) -> None:
         if episodes is None:
             episodes, scenes = builtin_episodes()
@@ -61,21 +69,31 @@ class AlfredEnv(gymnasium.Env):
         self.max_steps, self.max_fails = max_steps, max_fails
         self.expert_hints = expert_hints
         self.catalog = alfred_catalog()
-        self.action_space = spaces.Dict(
-            {
-                "action": spaces.Discrete(len(ACTIONS)),
-                "target": spaces.Text(ID_LENGTH, min_length=0, charset=ID_CHARSET),
-            }
+        if set(pixels) - set(PIXELS) or interaction not in ("oracle", "mask"):
+            raise ValueError(f"pixels are some of {PIXELS}; interaction is 'oracle' (object ids) or 'mask'")
+        self.pixels, self.interaction = tuple(pixels), interaction
+        self.renderer = Renderer(**ALFRED) if self.pixels or interaction == "mask" else None  # one line if no EGL
+        self.frame = None
+        height, width = ALFRED["height"], ALFRED["width"]
+        target = (
+            spaces.MultiBinary((height, width))
+            if interaction == "mask"
+            else spaces.Text(ID_LENGTH, min_length=0, charset=ID_CHARSET)
         )
-        self.observation_space = spaces.Dict(
-            {
-                "goal": spaces.Text(1024, min_length=0, charset=TEXT_CHARSET),
-                "instructions": spaces.Text(4096, min_length=0, charset=TEXT_CHARSET),
-                "visible_objects": spaces.Sequence(
-                    spaces.Text(ID_LENGTH, min_length=1, charset=ID_CHARSET), stack=False
-                ),
-            }
-        )
+        self.action_space = spaces.Dict({"action": spaces.Discrete(len(ACTIONS)), "target": target})
+        observed = {
+            "goal": spaces.Text(1024, min_length=0, charset=TEXT_CHARSET),
+            "instructions": spaces.Text(4096, min_length=0, charset=TEXT_CHARSET),
+        }
+        if interaction == "oracle":
+            ids = spaces.Text(ID_LENGTH, min_length=1, charset=ID_CHARSET)
+            observed["visible_objects"] = spaces.Sequence(ids, stack=False)
+        image = {
+            "rgb": spaces.Box(0, 255, (height, width, 3), np.uint8),
+            "depth": spaces.Box(0.0, MAX_DEPTH, (height, width), np.float32),
+            "segmentation": spaces.Box(-1, np.iinfo(np.int32).max, (height, width), np.int32),
+        }
+        self.observation_space = spaces.Dict(observed | {k: image[k] for k in self.pixels})
         self.episode: AlfredEpisode | None = None
 
     # --- Gymnasium API -----------------------------------------------------------------------------
@@ -102,10 +120,14 @@ class AlfredEnv(gymnasium.Env):
     def step(self, action: Mapping) -> tuple[dict, float, bool, bool, dict]:
         if self.episode is None:
             raise RuntimeError("call reset() before step()")
-        parsed, problem = self._parse(action)
-        if parsed is None:
-            success, message = False, problem
+        name, target, problem = self._read(action)
+        if name is None:
+            parsed, success, message = None, False, problem
+        elif name in INTERACT_ACTIONS and self.interaction == "mask":  # aimed at the frame the agent saw
+            self.state, event = step_with_mask(self.scene, self.state, name, target, self.frame, catalog=self.catalog)
+            parsed, success, message = event.action, event.success, event.message
         else:
+            parsed = Action(name, target if name in INTERACT_ACTIONS else None)
             self.state, event = step(self.scene, self.state, parsed, catalog=self.catalog)
             success, message = event.success, event.message
         self.last = (parsed, success, message)
@@ -129,32 +151,41 @@ class AlfredEnv(gymnasium.Env):
 
     # --- helpers -------------------------------------------------------------------------------------
 
-    def _parse(self, action: Mapping) -> tuple[Action | None, str]:
-        """The world action an agent's answer stands for, or None and why it is not one."""
+    def _read(self, action: Mapping) -> tuple[str | None, object, str]:
+        """The action name and target an agent's answer stands for, or None and why it is not an action."""
         if not isinstance(action, Mapping) or "action" not in action:
-            return None, f"invalid action {action!r}: expected a dict with 'action' (and 'target')"
+            return None, None, f"invalid action {action!r}: expected a dict with 'action' (and 'target')"
         name = action["action"]
         if isinstance(name, int | np.integer):
             if not 0 <= name < len(ACTIONS):
-                return None, f"invalid action index {name}: ALFRED has {len(ACTIONS)} actions"
+                return None, None, f"invalid action index {name}: ALFRED has {len(ACTIONS)} actions"
             name = ACTIONS[name]
         if not isinstance(name, str):
-            return None, f"invalid action {name!r}: expected one of ALFRED's action names or its index"
+            return None, None, f"invalid action {name!r}: expected one of ALFRED's action names or its index"
+        if ALIASES.get(name, name) not in ACTIONS:
+            return None, None, f"unknown action {name!r}; ALFRED's actions are {', '.join(ACTIONS)}"
+        name = ALIASES.get(name, name)
+        if name not in INTERACT_ACTIONS:
+            return name, None, ""
         target = action.get("target")
-        target = None if isinstance(target, str) and not target else target
-        if name in INTERACT_ACTIONS and not isinstance(target, str):
-            return None, f"{name} needs a target object id, got {type(target).__name__}"
-        try:
-            return Action.parse(name, target if name in INTERACT_ACTIONS else None), ""
-        except ValueError as e:
-            return None, f"invalid action: {e}"
+        if self.interaction == "mask":
+            shape = (ALFRED["height"], ALFRED["width"])
+            if not isinstance(target, np.ndarray) or target.shape != shape:
+                got = target.shape if isinstance(target, np.ndarray) else type(target).__name__
+                return None, None, f"{name} needs a {shape[0]}x{shape[1]} mask, got {got}"
+            return name, target.astype(bool), ""
+        if not isinstance(target, str) or not target:
+            return None, None, f"{name} needs a target object id, got {type(target).__name__}"
+        return name, target, ""
 
     def _observation(self) -> dict:
-        return {
-            "goal": self.goal_text,
-            "instructions": self.instructions,
-            "visible_objects": tuple(visible_objects(self.scene, self.state, self.catalog, 0)),
-        }
+        observation = {"goal": self.goal_text, "instructions": self.instructions}
+        if self.interaction == "oracle":
+            observation["visible_objects"] = tuple(visible_objects(self.scene, self.state, self.catalog, 0))
+        if self.renderer is not None:
+            self.frame = self.renderer.render(self.scene, self.state)
+            observation |= {k: getattr(self.frame, k) for k in self.pixels}
+        return observation
 
     def _info(self) -> dict:
         met, total = goal_conditions(self.scene, self.state, self.episode.goal)

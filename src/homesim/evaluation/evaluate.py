@@ -35,6 +35,8 @@ class EvaluationConfig:
     subgoals: bool = False
     max_steps: int = MAX_STEPS
     max_fails: int = MAX_FAILS
+    interaction: str = "oracle"  # or "mask": agents aim interactions with pixel masks
+    pixels: tuple[str, ...] = ()  # egocentric images in the observations: rgb, depth, segmentation
 
 
 WorkItem = tuple[str, int, int, int | None]  # split, episode index, annotation, sub-goal index
@@ -64,7 +66,9 @@ class Evaluator:
         # Sub-goal evaluation scores ALFRED's own sub-goals: there the expert replays the demonstration's
         # segment; the live expert would head for the whole task by its own route.
         hints = getattr(self.agent, "needs_expert_hints", False) and not config.subgoals
-        self.env = AlfredEnv(episodes, scenes, config.max_steps, config.max_fails, expert_hints=hints)
+        self.env = AlfredEnv(
+            episodes, scenes, config.max_steps, config.max_fails, hints, config.pixels, config.interaction
+        )
 
     def run(self, item: WorkItem) -> EpisodeRecord:
         split, index, annotation, subgoal = item
@@ -133,7 +137,8 @@ def summary_of(records: Sequence[EpisodeRecord], config: EvaluationConfig) -> di
 
 
 def read_run(out: str | Path) -> EvaluationConfig:
-    return EvaluationConfig(**json.loads((Path(out) / "run.json").read_text()))
+    settings = json.loads((Path(out) / "run.json").read_text())
+    return EvaluationConfig(**settings | {"pixels": tuple(settings.get("pixels", ()))})
 
 
 def _replace(path: Path, text: str) -> None:

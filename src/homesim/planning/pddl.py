@@ -6,10 +6,11 @@ apart. `export_problem` writes a state and an `AlfredGoal` as a problem for `dat
 high-level step into engine actions (GotoLocation: the shortest pose path of `planning.poses`; the
 interactions and ALFRED's macros: the engine's own actions) and fails loudly where the engine refuses one.
 
-Problems hold only what the goal can involve: the objects of the goal's classes (and knives for a
-sliced goal, the appliances a treatment needs), what they lie in, the held object, and every fixed
-receptacle. Whatever else lies around never blocks an action in the engine, so leaving it out loses
-no plan and keeps the planner's grounding small.
+Problems hold only what a plan for the goal can involve: the things of the goal's classes, knives for
+a sliced goal, the appliances a treatment needs, what all these lie in, and the held object with the
+surfaces it can be set down on. Nothing else ever blocks an action in the engine (receptacles have no
+capacity), so leaving it out loses no plan and keeps the planner's grounding small: pyperplan grounds
+every action over all objects of its parameters' types.
 """
 
 from __future__ import annotations
@@ -18,18 +19,20 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from homesim.planning.poses import path_to_use
-from homesim.tasks.alfred import AlfredGoal
+from homesim.planning.navigation import NEIGHBOURS
+from homesim.planning.poses import path_to_use, use_poses
+from homesim.tasks.alfred import AlfredGoal, goal_satisfied
 from homesim.world import actions as A
 from homesim.world.actions import Action
 from homesim.world.catalog import CLEANS, COOLS, HEATS, Catalog, alfred_catalog
 from homesim.world.dynamics import step
 from homesim.world.geometry import why_not_visible
-from homesim.world.scene import Scene
+from homesim.world.scene import Scene, to_cell
 from homesim.world.state import State
 
 AGENT, START = "agent0", "start"
@@ -78,13 +81,15 @@ class _Problem:
     goal: AlfredGoal
     names: dict[str, str] = field(default_factory=dict)  # PDDL name -> engine id
     types: dict[str, str] = field(default_factory=dict)  # PDDL name -> type
+    classes: dict[str, str] = field(default_factory=dict)  # PDDL name of a thing -> its class
     init: list[str] = field(default_factory=list)
     target: _Goal | None = None
 
     def name(self, engine_id: str, cls: str, kind: str) -> str:
-        index = sum(t == kind and n.rsplit("_", 1)[0] == cls for n, t in self.types.items()) + 1
-        pddl = f"{cls}_{index}"
-        self.names[pddl], self.types[pddl] = engine_id, kind
+        """Declares a thing under a PDDL name (ids like `Apple|-01.75|+00.94|+00.55` are not names)."""
+        pddl = f"{cls}_{sum(c == cls for c in self.classes.values()) + 1}"
+        self.names[pddl], self.types[pddl], self.classes[pddl] = engine_id, kind, cls
+        self.fact("ofClass", pddl, cls)
         return pddl
 
     def fact(self, *atom: str) -> None:
@@ -136,7 +141,7 @@ class _Problem:
         )
         init = list(self.init)
         if t.different:
-            same = [n for n in self.types if f"(ofClass {n} {self.goal.target_class})" in self.init]
+            same = [n for n, c in self.classes.items() if c == self.goal.target_class]
             init += [f"(different {a} {b})" for a in same for b in same if a != b]
         return domain, self._text(self._objects(set(constants)), init, "(goal-reached)")
 
@@ -159,18 +164,18 @@ def _relevant(scene: Scene, state: State, goal: AlfredGoal, catalog: Catalog, ag
             or (effect == CLEANS and c.basin)
         )
 
-    keep = {
-        o.id for o in state.objects.values() if needed(o.cls) or (o.id in scene.fixed and catalog[o.cls].receptacle)
-    }
+    keep = {o.id for o in state.objects.values() if needed(o.cls)}
     held = state.agents[agent].held
-    if held is not None:
-        keep.add(held)
+    if held is not None:  # and the surfaces it can be set down on
+        surfaces = {f.id for f in scene.fixed.values() if catalog[f.cls].receptacle and not catalog[f.cls].openable}
+        keep |= {held} | surfaces
     keep |= {a for o in list(keep) for a in state.ancestors(o)}
     return sorted(keep)
 
 
 def _build(scene: Scene, state: State, goal: AlfredGoal, catalog: Catalog, agent: int) -> _Problem:
     problem = _Problem(goal)
+    me = state.agents[agent]
     ids = _relevant(scene, state, goal, catalog, agent)
     fixed = [i for i in ids if i in scene.fixed]
     movable = [i for i in ids if i not in scene.fixed]
@@ -190,20 +195,22 @@ def _build(scene: Scene, state: State, goal: AlfredGoal, catalog: Catalog, agent
         problem.names[cls], problem.types[cls] = cls, "class"
     problem.names[AGENT], problem.types[AGENT] = AGENT, "agent"
 
-    for i, cls in classes.items():
-        problem.fact("ofClass", name[i], cls)
+    on_floor = fixed + [i for i in movable if state.objects[i].parent is None and me.held != i]
+    reachable = _reachable(scene, state, catalog, agent, on_floor)
+    for i in on_floor:
+        problem.fact("onFloor", name[i])
+        if i in reachable:
+            problem.fact("reachable", name[i])
     for i in fixed:
         _furniture_facts(problem, scene, state, catalog, i, name, [name[m] for m in [*movable, *piece_ids]])
-    me = state.agents[agent]
     for i in movable:
         o, c = state.objects[i], catalog[classes[i]]
         if me.held == i:
             problem.fact("holds", AGENT, name[i])
-        elif o.parent is None:
-            problem.fact("onFloor", name[i])
-        else:
+        elif o.parent is not None:
             problem.fact("inReceptacle", name[i], name[o.parent])
         if c.receptacle:
+            problem.fact("receptacle", name[i])
             if not c.openable or o.is_open:
                 problem.fact("accessible", name[i])
             for other in [*movable, *piece_ids]:
@@ -218,24 +225,45 @@ def _build(scene: Scene, state: State, goal: AlfredGoal, catalog: Catalog, agent
         problem.fact("sliceable", name[whole])
         problem.fact("firstSliceOf", name[first], name[whole])
         problem.fact("secondSliceOf", name[second], name[whole])
-    problem.fact("atLocation", AGENT, _start(scene, state, catalog, agent, ids, name, problem))
+        if whole in reachable:  # pieces of a loose whole lie where it lay
+            problem.fact("reachable", name[first])
+            problem.fact("reachable", name[second])
+    start = _start(scene, state, catalog, agent, on_floor)
+    if start is None:
+        problem.names[START], problem.types[START] = START, "place"
+    problem.fact("atLocation", AGENT, START if start is None else name[start])
     if me.held is None:
         problem.fact("handEmpty", AGENT)
     problem.target = _goal(goal)
     return problem
 
 
+def _reachable(scene: Scene, state: State, catalog: Catalog, agent: int, things: list[str]) -> set[str]:
+    """The things the agent can walk to a pose to use from (turning and looking are free, so a pose is
+    reachable when its cell is connected to the agent's)."""
+    me = state.agents[agent]
+    connected, frontier = {to_cell(me.x, me.z)}, [to_cell(me.x, me.z)]
+    while frontier:
+        x, z = frontier.pop()
+        for dx, dz in NEIGHBOURS:
+            cell = (x + dx, z + dz)
+            if cell in scene.reachable and cell not in connected:
+                connected.add(cell)
+                frontier.append(cell)
+    return {t for t in things if any((x, z) in connected for x, z, _, _ in use_poses(scene, state, catalog, agent, t))}
+
+
 def _furniture_facts(
     problem: _Problem, scene: Scene, state: State, catalog: Catalog, i: str, name: dict[str, str], movables: list[str]
 ) -> None:
     o, c, n = state.objects[i], catalog[state.objects[i].cls], name[i]
-    problem.fact("onFloor", n)
     if c.openable:
         problem.fact("openable", n)
         problem.fact("accessible" if o.is_open else "closed", n)
     elif c.receptacle:
         problem.fact("accessible", n)
     if c.receptacle:  # ALFRED puts with forceAction: a fixed receptacle takes anything
+        problem.fact("receptacle", n)
         for m in movables:
             problem.fact("canContain", n, m)
     if c.toggleable:
@@ -249,28 +277,25 @@ def _furniture_facts(
         # A faucet cleans the visible basin closest to it; the executor uses both from one pose, where
         # the closest basin of all is the closest visible one.
         fx, _, fz = scene.fixed[i].position
-        basins = [b for b in name if b in scene.fixed and catalog[scene.fixed[b].cls].basin]
-        near = lambda b: (scene.fixed[b].position[0] - fx) ** 2 + (scene.fixed[b].position[2] - fz) ** 2  # noqa: E731
-        if basins:
-            problem.fact("cleans", n, name[min(basins, key=near)])
+        basins = [
+            ((b.position[0] - fx) ** 2 + (b.position[2] - fz) ** 2, b.id)
+            for b in scene.fixed.values()
+            if catalog[b.cls].basin
+        ]
+        if basins and min(basins)[1] in name:
+            problem.fact("cleans", n, name[min(basins)[1]])
 
 
-def _start(
-    scene: Scene, state: State, catalog: Catalog, agent: int, ids: list[str], name: dict[str, str], problem: _Problem
-) -> str:
-    """Where the agent is: the nearest thing on the floor it can use from where it stands, else `start`."""
+def _start(scene: Scene, state: State, catalog: Catalog, agent: int, on_floor: list[str]) -> str | None:
+    """Where the agent is: the nearest thing on the floor it can use from where it stands, if any."""
     me = state.agents[agent]
 
     def distance(i: str) -> float:
         x, _, z = scene.fixed[i].position if i in scene.fixed else state.objects[i].position
         return (x - me.x) ** 2 + (z - me.z) ** 2
 
-    on_floor = [i for i in ids if i in scene.fixed or (state.objects[i].parent is None and me.held != i)]
     usable = [i for i in on_floor if why_not_visible(scene, state, catalog, agent, i) is None]
-    if usable:
-        return name[min(usable, key=lambda i: (distance(i), i))]
-    problem.names[START], problem.types[START] = START, "place"
-    return START
+    return min(usable, key=lambda i: (distance(i), i), default=None)
 
 
 def _goal(goal: AlfredGoal) -> _Goal:
@@ -346,7 +371,11 @@ def solve_with_planner(
         command = [sys.executable, "-m", "pyperplan", "-l", "warning", "-s", "gbf", "-H", "hff"]
         try:
             run = subprocess.run(
-                [*command, str(domain_file), str(problem_file)], capture_output=True, text=True, timeout=timeout
+                [*command, str(domain_file), str(problem_file)],
+                check=False,  # no plan is not an error exit: the missing plan file says it
+                capture_output=True,
+                text=True,
+                timeout=timeout,
             )
         except subprocess.TimeoutExpired:
             raise PlannerError(f"pyperplan found no plan within {timeout:g} s") from None
@@ -388,15 +417,20 @@ _ONE_ACTION = {
 
 
 class _Executor:
+    """Steps high-level steps in the engine, keeping the engine actions taken."""
+
     def __init__(self, scene: Scene, state: State, catalog: Catalog, agent: int) -> None:
         self.scene, self.state, self.catalog, self.agent = scene, state, catalog, agent
+        self.actions: list[Action] = []
 
     def do(self, name: str, target: str | None = None) -> None:
         if target is not None:
             self.reach(target)
-        self.state, event = step(self.scene, self.state, Action(name, target), self.agent, self.catalog)
+        action = Action(name, target)
+        self.state, event = step(self.scene, self.state, action, self.agent, self.catalog)
         if not event.success:
             raise PlanExecutionError(f"{name} {target or ''}: {event.message}")
+        self.actions.append(action)
 
     def reach(self, target: str, also: str | None = None) -> None:
         """Walks to a pose from which `target` (and `also`) can be used, unless the agent stands at one:
@@ -451,15 +485,53 @@ class _Executor:
             raise PlanExecutionError(f"{s}: the engine did not count {s.args[0]} as {history}")
 
 
-def execute_plan(
+def plan_actions(
     scene: Scene, state: State, plan: list[PlanStep], agent: int = 0, catalog: Catalog | None = None
-) -> State:
-    """Steps a high-level plan in the engine and returns the final state; raises `PlanExecutionError`
-    naming the step where an engine action fails."""
+) -> tuple[list[Action], State]:
+    """The engine actions a high-level plan turns into, stepped from `state`, and the state they end in.
+    Raises `PlanExecutionError` naming the step where the engine refuses an action."""
     executor = _Executor(scene, state, catalog or alfred_catalog(), agent)
     for index, s in enumerate(plan):
         try:
             executor.run(s)
         except PlanExecutionError as error:
             raise PlanExecutionError(f"step {index} {s}: {error}") from None
-    return executor.state
+    return executor.actions, executor.state
+
+
+def execute_plan(
+    scene: Scene, state: State, plan: list[PlanStep], agent: int = 0, catalog: Catalog | None = None
+) -> State:
+    """Steps a high-level plan in the engine and returns the final state (see `plan_actions`)."""
+    return plan_actions(scene, state, plan, agent, catalog)[1]
+
+
+@dataclass(frozen=True)
+class CrossCheck:
+    """One problem through the planner and then the engine: `passed` when the planner found a plan,
+    the engine took every action of it and the goal holds at the end; else `reason` says what failed."""
+
+    passed: bool
+    reason: str
+    plan: tuple[PlanStep, ...]
+    actions: int  # engine actions the plan became
+    planner_seconds: float  # export, planner process and reading its plan
+
+
+def cross_check(
+    scene: Scene, state: State, goal: AlfredGoal, agent: int = 0, catalog: Catalog | None = None, timeout: float = 60.0
+) -> CrossCheck:
+    """DESIGN's PDDL check on one problem: a real planner's plan must execute in the engine."""
+    begin = time.perf_counter()
+    try:
+        plan = solve_with_planner(scene, state, goal, agent, catalog, timeout)
+    except PlannerError as error:
+        return CrossCheck(False, f"planner: {error}", (), 0, time.perf_counter() - begin)
+    seconds = time.perf_counter() - begin
+    try:
+        actions, final = plan_actions(scene, state, plan, agent, catalog)
+    except PlanExecutionError as error:
+        return CrossCheck(False, f"engine: {error}", tuple(plan), 0, seconds)
+    if not goal_satisfied(scene, final, goal, agent):
+        return CrossCheck(False, "goal not met after the plan", tuple(plan), len(actions), seconds)
+    return CrossCheck(True, "", tuple(plan), len(actions), seconds)

@@ -2,7 +2,7 @@
 cheap state cues (open containers, a dirty tint, a lit lamp, hot and cold tints).
 
 Every shape is drawn inside the object's axis-aligned box (the extent the engine's visibility rule
-uses), so a shape never shows where the engine says there is nothing. Meshes are triangle lists in
+uses; sliced pieces inside their whole's), so a shape never shows where the engine has nothing. Meshes are triangle lists in
 unit coordinates ([-1, 1] on each axis) with outward normals; the renderer scales each instance by
 the object's half extents.
 """
@@ -10,6 +10,7 @@ the object's half extents.
 from __future__ import annotations
 
 import colorsys
+import itertools
 import math
 import zlib
 from functools import cache
@@ -17,7 +18,7 @@ from functools import cache
 import numpy as np
 
 # Shapes. A *shell* is a box with its top and one side (its front, +x/-x/+z/-z) missing: an open
-# fridge, cabinet or drawer, or a sink housing its basin. A *tray* has only its top missing and a
+# fridge, cabinet or drawer, or a dresser housing its drawers. A *tray* has only its top missing and a
 # *cup* is a cylinder with no top cap: containers that hold things from above.
 BOX, TRAY, CYLINDER, CUP, SPHERE = "box", "tray", "cylinder", "cup", "sphere"
 SHELLS = {(1, 0): "shell+x", (-1, 0): "shell-x", (0, 1): "shell+z", (0, -1): "shell-z"}
@@ -27,6 +28,7 @@ SHAPES = (BOX, CYLINDER, SPHERE, TRAY, CUP, *SHELLS.values())
 CLASS_SHAPES = {
     **dict.fromkeys(("Apple", "Tomato", "Potato", "Egg", "Lettuce", "BasketBall"), SPHERE),
     **dict.fromkeys(("Bowl", "Cup", "Mug", "Pot", "Pan", "GarbageCan", "LaundryHamper"), CUP),
+    **dict.fromkeys(("SinkBasin", "BathtubBasin"), TRAY),
     **dict.fromkeys(
         (
             "Plate",
@@ -118,14 +120,14 @@ def _box(missing: tuple[tuple[int, int, int], ...] = ()) -> np.ndarray:
 def _cylinder(segments: int = 12, top: bool = True) -> np.ndarray:
     rows = []
     ring = [(math.sin(2 * math.pi * i / segments), math.cos(2 * math.pi * i / segments)) for i in range(segments + 1)]
-    for (x0, z0), (x1, z1) in zip(ring, ring[1:]):
+    for (x0, z0), (x1, z1) in itertools.pairwise(ring):
         n0, n1 = (x0, 0.0, z0), (x1, 0.0, z1)
         quad = [((x0, -1, z0), n0), ((x1, -1, z1), n1), ((x1, 1, z1), n1), ((x0, 1, z0), n0)]
-        rows += [(*quad[i][0], *quad[i][1]) for i in (0, 2, 1, 0, 3, 2)]
+        rows += [(*quad[i][0], *quad[i][1]) for i in (0, 1, 2, 0, 2, 3)]
         rows += [(0, -1, 0, 0, -1, 0), (x0, -1, z0, 0, -1, 0), (x1, -1, z1, 0, -1, 0)]
         if top:
-            rows += [(0, 1, 0, 0, 1, 0), (x1, 1, z1, 0, 1, 0), (x0, 1, z0, 0, 1, 0)]
-    return np.array(rows, dtype=np.float32)
+            rows += [(0, 1, 0, 0, 1, 0), (x0, 1, z0, 0, 1, 0), (x1, 1, z1, 0, 1, 0)]
+    return _outward(np.array(rows, dtype=np.float32))
 
 
 def _sphere(segments: int = 10, rings: int = 6) -> np.ndarray:
@@ -137,8 +139,20 @@ def _sphere(segments: int = 10, rings: int = 6) -> np.ndarray:
     for j in range(rings):
         for i in range(segments):
             quad = [point(i, j), point(i + 1, j), point(i + 1, j + 1), point(i, j + 1)]
-            rows += [(*quad[k], *quad[k]) for k in (0, 2, 1, 0, 3, 2)]  # on a unit sphere, normal = position
-    return np.array(rows, dtype=np.float32)
+            rows += [(*quad[k], *quad[k]) for k in (0, 1, 2, 0, 2, 3)]  # on a unit sphere, normal = position
+    return _outward(np.array(rows, dtype=np.float32))
+
+
+def _outward(rows: np.ndarray) -> np.ndarray:
+    """Drops degenerate triangles (at a sphere's poles) and turns each triangle to wind counter-clockwise
+    seen from outside, so that back-face culling keeps the outside of closed shapes."""
+    triangles = rows.reshape(-1, 3, 6)
+    p = triangles[:, :, :3]
+    facing = np.einsum("ij,ij->i", np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0]), triangles[:, :, 3:].sum(axis=1))
+    triangles = triangles[np.abs(facing) > 1e-9]
+    flip = facing[np.abs(facing) > 1e-9] < 0
+    triangles[flip] = triangles[flip][:, [0, 2, 1]]
+    return np.ascontiguousarray(triangles.reshape(-1, 6))
 
 
 @cache

@@ -24,9 +24,11 @@
   (:predicates
     (atLocation ?a - agent ?p - place)
     (onFloor ?t - thing)                       ; furniture, or a movable object lying loose: a place to go to
+    (reachable ?t - thing)                     ; the agent can walk to a pose from which it can use ?t
     (inReceptacle ?o - movable ?r - thing)      ; directly in or on
     (holds ?a - agent ?o - movable)
     (handEmpty ?a - agent)
+    (receptacle ?r - thing)                    ; things can be put in or on it
     (canContain ?r - thing ?o - movable)        ; the engine lets ?o be put in ?r (fixed receptacles take anything)
     (accessible ?r - thing)                    ; a receptacle one can reach into: no door, or an open one
     (openable ?f - furniture)
@@ -48,7 +50,7 @@
 
   (:action GotoLocation
     :parameters (?a - agent ?from - place ?to - thing)
-    :precondition (and (atLocation ?a ?from) (onFloor ?to))
+    :precondition (and (atLocation ?a ?from) (onFloor ?to) (reachable ?to))
     :effect (and (not (atLocation ?a ?from)) (atLocation ?a ?to)))
 
   (:action OpenObject
@@ -79,7 +81,7 @@
 
   (:action PickupObjectFromContainer
     :parameters (?a - agent ?o - movable ?m - movable ?r - thing)
-    :precondition (and (atLocation ?a ?r) (inReceptacle ?m ?r) (accessible ?r)
+    :precondition (and (receptacle ?m) (atLocation ?a ?r) (inReceptacle ?m ?r) (accessible ?r)
                        (inReceptacle ?o ?m) (accessible ?m) (handEmpty ?a))
     :effect (and (holds ?a ?o) (not (inReceptacle ?o ?m)) (not (handEmpty ?a))))
 
@@ -97,7 +99,7 @@
 
   (:action PutObjectInContainer
     :parameters (?a - agent ?o - movable ?m - movable ?r - thing)
-    :precondition (and (holds ?a ?o) (atLocation ?a ?r) (inReceptacle ?m ?r) (accessible ?r)
+    :precondition (and (holds ?a ?o) (receptacle ?m) (atLocation ?a ?r) (inReceptacle ?m ?r) (accessible ?r)
                        (accessible ?m) (canContain ?m ?o))
     :effect (and (inReceptacle ?o ?m) (handEmpty ?a) (not (holds ?a ?o))))
 
@@ -111,7 +113,7 @@
   (:action SliceObjectInContainer
     :parameters (?a - agent ?w - movable ?p1 - movable ?p2 - movable ?k - movable ?m - movable ?r - thing)
     :precondition (and (holds ?a ?k) (cuts ?k) (sliceable ?w) (firstSliceOf ?p1 ?w) (secondSliceOf ?p2 ?w)
-                       (atLocation ?a ?r) (inReceptacle ?m ?r) (accessible ?r)
+                       (receptacle ?m) (atLocation ?a ?r) (inReceptacle ?m ?r) (accessible ?r)
                        (inReceptacle ?w ?m) (accessible ?m))
     :effect (and (inReceptacle ?p1 ?m) (inReceptacle ?p2 ?m) (not (inReceptacle ?w ?m)) (not (sliceable ?w))))
 

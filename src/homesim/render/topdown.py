@@ -1,0 +1,141 @@
+"""A top-down map of a scene for people: the floor, the reachable cells, furniture and objects in their
+class colours, the agent's trajectory, and the agent with its view (the engine's 1.5 m, 90 degree
+wedge). Drawn with numpy alone, so it works without OpenGL.
+
+North (+z) is up and +x to the right, as in AI2-THOR's top views.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import imageio.v3 as iio
+import numpy as np
+
+from homesim.render.drawables import room_of
+from homesim.render.meshes import FLOOR_COLOUR, WALL_COLOUR, class_colour
+from homesim.world.catalog import Catalog, alfred_catalog
+from homesim.world.geometry import HALF_FOV, VISIBILITY_DISTANCE, enclosed
+from homesim.world.scene import GRID_SIZE, Box, Scene
+from homesim.world.state import State
+
+REACHABLE_COLOUR = (0.80, 0.74, 0.64)
+PATH_COLOUR = (0.85, 0.1, 0.1)
+START_COLOUR = (0.1, 0.6, 0.2)
+AGENT_COLOUR = (0.1, 0.2, 0.85)
+OUTLINE = 0.55  # outlines are the fill colour this much darker
+
+
+class Canvas:
+    """An RGB float image with floor-plan coordinates: (x, z) in metres -> (row, column)."""
+
+    def __init__(self, x0: float, z0: float, x1: float, z1: float, pixels_per_metre: float) -> None:
+        self.x0, self.z1, self.scale = x0, z1, pixels_per_metre
+        shape = (math.ceil((z1 - z0) * pixels_per_metre), math.ceil((x1 - x0) * pixels_per_metre), 3)
+        self.image = np.empty(shape, dtype=np.float32)
+        self.image[:] = WALL_COLOUR
+
+    def pixel(self, x: float, z: float) -> tuple[float, float]:
+        return (self.z1 - z) * self.scale, (x - self.x0) * self.scale
+
+    def rectangle(self, x0: float, z0: float, x1: float, z1: float, colour, outline=None) -> None:
+        r0, c0 = self.pixel(x0, z1)
+        r1, c1 = self.pixel(x1, z0)
+        height, width = self.image.shape[:2]
+        r0, c0 = min(max(int(r0), 0), height - 1), min(max(int(c0), 0), width - 1)
+        r1, c1 = min(max(math.ceil(r1), r0 + 1), height), min(max(math.ceil(c1), c0 + 1), width)
+        self.image[r0:r1, c0:c1] = colour
+        if outline is not None:
+            self.image[r0:r1, [c0, c1 - 1]] = outline
+            self.image[[r0, r1 - 1], c0:c1] = outline
+
+    def line(self, points: Sequence[tuple[float, float]], colour, width: int = 2) -> None:
+        for (xa, za), (xb, zb) in itertools.pairwise(points):
+            steps = max(2, int(math.hypot(xb - xa, zb - za) * self.scale * 2))
+            for t in np.linspace(0.0, 1.0, steps):
+                self.dot(xa + (xb - xa) * t, za + (zb - za) * t, colour, width / 2)
+
+    def dot(self, x: float, z: float, colour, radius: float) -> None:
+        r, c = self.pixel(x, z)
+        rows = slice(max(int(r - radius), 0), max(math.ceil(r + radius), 0))
+        cols = slice(max(int(c - radius), 0), max(math.ceil(c + radius), 0))
+        self.image[rows, cols] = colour
+
+    def triangle(self, corners: Sequence[tuple[float, float]], colour) -> None:
+        (ra, ca), (rb, cb), (rc, cc) = (self.pixel(x, z) for x, z in corners)
+        r0, r1 = int(max(min(ra, rb, rc), 0)), math.ceil(max(ra, rb, rc))
+        c0, c1 = int(max(min(ca, cb, cc), 0)), math.ceil(max(ca, cb, cc))
+        rows, cols = np.mgrid[r0:r1, c0:c1] + 0.5
+
+        def side(r1_, c1_, r2_, c2_):
+            return (cols - c1_) * (r2_ - r1_) - (rows - r1_) * (c2_ - c1_)
+
+        s1, s2, s3 = side(ra, ca, rb, cb), side(rb, cb, rc, cc), side(rc, cc, ra, ca)
+        inside = ((s1 >= 0) & (s2 >= 0) & (s3 >= 0)) | ((s1 <= 0) & (s2 <= 0) & (s3 <= 0))
+        self.image[r0:r1, c0:c1][inside] = colour
+
+    def to_uint8(self) -> np.ndarray:
+        return (np.clip(self.image, 0.0, 1.0) * 255).astype(np.uint8)
+
+
+def top_down_map(
+    scene: Scene,
+    state: State,
+    trajectory: Sequence[tuple[float, float]] = (),
+    agent: int = 0,
+    pixels_per_metre: float = 48.0,
+    catalog: Catalog | None = None,
+) -> np.ndarray:
+    """The map as an (H, W, 3) uint8 image; `trajectory` is the agent's (x, z) positions so far."""
+    catalog = catalog or alfred_catalog()
+    room = room_of(scene)
+    canvas = Canvas(room.x0, room.z0, room.x1, room.z1, pixels_per_metre)
+    canvas.rectangle(room.x0, room.z0, room.x1, room.z1, FLOOR_COLOUR)
+    half = GRID_SIZE / 2
+    for ix, iz in scene.reachable:
+        x, z = ix * GRID_SIZE, iz * GRID_SIZE
+        canvas.rectangle(x - half, z - half, x + half, z + half, REACHABLE_COLOUR)
+
+    def footprint(box: Box) -> float:
+        return (box.hi[0] - box.lo[0]) * (box.hi[2] - box.lo[2])
+
+    for fixed in sorted(scene.fixed.values(), key=lambda f: -footprint(f.box)):  # small ones stay on top
+        colour = np.array(class_colour(fixed.cls))
+        _draw_box(canvas, fixed.box, colour)
+    for obj in state.objects.values():
+        if obj.position is not None and obj.id not in scene.fixed and enclosed(state, catalog, obj.id) is None:
+            colour = np.array(class_colour(obj.cls))
+            _draw_box(canvas, Box.around(obj.position, catalog[obj.cls].size), colour)
+
+    if trajectory:
+        canvas.line(list(trajectory), PATH_COLOUR)
+        canvas.dot(*trajectory[0], START_COLOUR, radius=4)
+    me = state.agents[agent]
+    _draw_agent(canvas, me.x, me.z, me.yaw)
+    return canvas.to_uint8()
+
+
+def _draw_box(canvas: Canvas, box: Box, colour: np.ndarray) -> None:
+    canvas.rectangle(box.lo[0], box.lo[2], box.hi[0], box.hi[2], colour, OUTLINE * colour)
+
+
+def _draw_agent(canvas: Canvas, x: float, z: float, yaw: int) -> None:
+    """The view wedge's edges, and a triangle pointing where the agent faces."""
+    for side in (-HALF_FOV, HALF_FOV):
+        a = math.radians(yaw + side)
+        canvas.line(
+            [(x, z), (x + VISIBILITY_DISTANCE * math.sin(a), z + VISIBILITY_DISTANCE * math.cos(a))], AGENT_COLOUR, 1
+        )
+    a, size = math.radians(yaw), 0.18
+    tip = (x + size * math.sin(a), z + size * math.cos(a))
+    left = (x + 0.6 * size * math.sin(a - 2.4), z + 0.6 * size * math.cos(a - 2.4))
+    right = (x + 0.6 * size * math.sin(a + 2.4), z + 0.6 * size * math.cos(a + 2.4))
+    canvas.triangle((tip, left, right), AGENT_COLOUR)
+
+
+def save_map(path: str | Path, image: np.ndarray) -> None:
+    """Writes a map (or any RGB image) as a PNG."""
+    iio.imwrite(path, image)
