@@ -73,6 +73,14 @@ class Scene:
     # whether a movable object is in view per pose, class and position.
     pose_visibility: dict = field(default_factory=dict, compare=False, repr=False)
 
+    def __getstate__(self) -> dict:
+        """Pickled without the visibility cache: it is large, and rebuilt lazily where it is needed."""
+        return {k: v for k, v in self.__dict__.items() if k != "pose_visibility"}
+
+    def __setstate__(self, state: dict) -> None:
+        for key, value in {**state, "pose_visibility": {}}.items():
+            object.__setattr__(self, key, value)
+
     def is_reachable(self, x: float, z: float) -> bool:
         return to_cell(x, z) in self.reachable
 
