@@ -117,7 +117,7 @@ def main() -> None:
         }
         s = summary[task_type]
         table.add_row(
-            task_type.removeprefix("pick_").removesuffix("_in_recep"),
+            task_type,
             str(n),
             f"{passed['start']}/{n}",
             f"{passed['midway']}/{n}",

@@ -15,6 +15,7 @@ every action over all objects of its parameters' types.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -78,12 +79,14 @@ class _Goal:
 
 @dataclass
 class _Problem:
+    """A problem being written: its things' PDDL names, types and classes, its facts and its goal."""
+
     goal: AlfredGoal
+    target: _Goal
     names: dict[str, str] = field(default_factory=dict)  # PDDL name -> engine id
     types: dict[str, str] = field(default_factory=dict)  # PDDL name -> type
     classes: dict[str, str] = field(default_factory=dict)  # PDDL name of a thing -> its class
     init: list[str] = field(default_factory=list)
-    target: _Goal | None = None
 
     def name(self, engine_id: str, cls: str, kind: str) -> str:
         """Declares a thing under a PDDL name (ids like `Apple|-01.75|+00.94|+00.55` are not names)."""
@@ -174,7 +177,7 @@ def _relevant(scene: Scene, state: State, goal: AlfredGoal, catalog: Catalog, ag
 
 
 def _build(scene: Scene, state: State, goal: AlfredGoal, catalog: Catalog, agent: int) -> _Problem:
-    problem = _Problem(goal)
+    problem = _Problem(goal, _goal(goal))
     me = state.agents[agent]
     ids = _relevant(scene, state, goal, catalog, agent)
     fixed = [i for i in ids if i in scene.fixed]
@@ -234,7 +237,6 @@ def _build(scene: Scene, state: State, goal: AlfredGoal, catalog: Catalog, agent
     problem.fact("atLocation", AGENT, START if start is None else name[start])
     if me.held is None:
         problem.fact("handEmpty", AGENT)
-    problem.target = _goal(goal)
     return problem
 
 
@@ -361,7 +363,8 @@ def solve_with_planner(
     scene: Scene, state: State, goal: AlfredGoal, agent: int = 0, catalog: Catalog | None = None, timeout: float = 60.0
 ) -> list[PlanStep]:
     """A plan from pyperplan (greedy best-first search with the FF heuristic) run in a subprocess, so
-    a hard problem is stopped after `timeout` seconds. An empty list: the goal already holds."""
+    a hard problem is stopped after `timeout` seconds. An empty list: the goal already holds. The
+    planner breaks ties by iterating sets, so its hash seed is fixed: the same problem, the same plan."""
     problem = _build(scene, state, goal, catalog or alfred_catalog(), agent)
     domain, text = problem.to_strips()
     with tempfile.TemporaryDirectory(prefix="homesim-pddl-") as folder:
@@ -373,6 +376,7 @@ def solve_with_planner(
             run = subprocess.run(
                 [*command, str(domain_file), str(problem_file)],
                 check=False,  # no plan is not an error exit: the missing plan file says it
+                env={**os.environ, "PYTHONHASHSEED": "0"},
                 capture_output=True,
                 text=True,
                 timeout=timeout,

@@ -1,8 +1,9 @@
 ;; homesim's ALFRED domain: the high-level steps of ALFRED's expert plans (GotoLocation, Pickup, Put,
 ;; Open, Close, Toggle, Slice and the Clean / Heat / Cool macros) over homesim's world state.
 ;;
-;; Every precondition is one the engine (homesim.world.dynamics) checks, so a plan found here executes
-;; there; tests/test_pddl.py runs a real planner on real ALFRED problems and steps its plans in the engine.
+;; Each action asks for what the engine (homesim.world.dynamics) checks before it acts, or more, so a plan
+;; found here executes there: tests/test_pddl.py runs a real planner on real ALFRED problems and steps its
+;; plans in the engine. Navigation is abstracted to GotoLocation; the executor walks the shortest path.
 ;; The actions are plain STRIPS with typing (a shut door is its own fact, `closed`, next to `accessible`),
 ;; so small pure-Python planners read the domain as it is. Problems (homesim.planning.pddl.export_problem)
 ;; state their goals with `exists` and, for two objects, `(not (= ?o1 ?o2))`: hence the last requirements.
@@ -25,25 +26,25 @@
     (atLocation ?a - agent ?p - place)
     (onFloor ?t - thing)                       ; furniture, or a movable object lying loose: a place to go to
     (reachable ?t - thing)                     ; the agent can walk to a pose from which it can use ?t
-    (inReceptacle ?o - movable ?r - thing)      ; directly in or on
+    (inReceptacle ?o - movable ?r - thing)     ; directly in or on
     (holds ?a - agent ?o - movable)
     (handEmpty ?a - agent)
     (receptacle ?r - thing)                    ; things can be put in or on it
-    (canContain ?r - thing ?o - movable)        ; the engine lets ?o be put in ?r (fixed receptacles take anything)
+    (canContain ?r - thing ?o - movable)       ; the engine lets ?o be put in ?r (fixed receptacles take anything)
     (accessible ?r - thing)                    ; a receptacle one can reach into: no door, or an open one
     (openable ?f - furniture)
     (closed ?f - furniture)
     (toggleable ?f - furniture)
     (isOn ?f - furniture)
     (isOff ?f - furniture)
-    (cuts ?k - movable)                         ; a knife
-    (sliceable ?w - movable)                    ; a whole that slicing turns into pieces
+    (cuts ?k - movable)                        ; a knife
+    (sliceable ?w - movable)                   ; a whole that slicing turns into pieces
     (firstSliceOf ?p - movable ?w - movable)
     (secondSliceOf ?p - movable ?w - movable)
     (cleans ?faucet - furniture ?basin - furniture)  ; the basin closest to the faucet: what it washes
     (heats ?f - furniture)                     ; a microwave
     (cools ?f - furniture)                     ; a fridge
-    (cleaned ?o - movable)                      ; ALFRED's history sets: treated at some time
+    (cleaned ?o - movable)                     ; ALFRED's history sets: treated at some time
     (heated ?o - movable)
     (cooled ?o - movable)
     (ofClass ?t - thing ?c - class))
