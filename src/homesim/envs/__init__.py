@@ -1,6 +1,7 @@
-"""Gymnasium environments. `import homesim.envs` registers them:
-`gymnasium.make("homesim/ALFRED-v0", episodes=..., scenes=...)`."""
+"""Gymnasium environments. `import homesim.envs` registers them: `gymnasium.make("homesim/ALFRED-v0",
+episodes=..., scenes=...)` (embodied) and `gymnasium.make("homesim/ALFRED-Text-v0", ...)` (ALFWorld-style text)."""
 
 import gymnasium
 
 gymnasium.register(id="homesim/ALFRED-v0", entry_point="homesim.envs.alfred:AlfredEnv")
+gymnasium.register(id="homesim/ALFRED-Text-v0", entry_point="homesim.envs.alfred_text:AlfredTextEnv")

@@ -1,0 +1,635 @@
+"""`homesim/ALFRED-Text-v0`: ALFRED episodes as a text game in the style of ALFWorld, over the embodied state.
+
+Observations and commands are strings. Receptacles and objects are named "<class lowercase> <n>" (numbered
+per class by sorted object id at reset; pieces made by slicing are numbered when they appear). The agent is
+always "at" one place (a fixed receptacle, or a lamp), or in the middle of the room at the start; a loose
+object with no receptacle counts as being at the nearest one. Commands (`help` lists them):
+
+    go to X, open X, close X, take X from Y, put X in/on Y, move X to Y, toggle X, use X,
+    clean X with Y, heat X with Y, cool X with Y, slice X with Y, examine X, inventory, look, help
+
+Each command runs as ALFRED's low-level actions through `world.dynamics.step`: the agent walks (the
+expert's `path_to_use`) to a pose from which the target can be used, then interacts; clean/heat/cool are
+ALFRED's macros (heat: open, put, close, toggle on, toggle off, open, take, close). A command is atomic:
+if any of its actions fails, none is kept, the answer is "Nothing happens." and it counts as a failed
+command (`info["problem"]` says why). Invalid input never raises. As in ALFWorld, only the current place is
+described, and what is inside a closed receptacle is unknown until it is opened. The episode ends
+(`terminated`, reward 1) when the goal is met; `max_commands` text commands or `max_steps` low-level steps
+cut it short (`truncated`). `info` carries `admissible_commands`, `won`, goal conditions met/total,
+`low_level_steps` and `commands`; `low_level_actions` holds the embodied trajectory executed so far.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Mapping, Sequence
+from typing import ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from homesim.datasets.alfred import AlfredEpisode
+from homesim.datasets.builtin import builtin_episodes
+from homesim.planning.poses import path_to_use, pose_of, shortest_path, use_poses
+from homesim.tasks.alfred import AlfredGoal, Subgoal, goal_conditions
+from homesim.world import actions as A
+from homesim.world.actions import Action
+from homesim.world.catalog import CLEANS, COOLS, HEATS, alfred_catalog
+from homesim.world.dynamics import step
+from homesim.world.geometry import enclosed, why_not_visible
+from homesim.world.scene import Scene, to_cell
+from homesim.world.state import State
+
+MAX_COMMANDS = 50  # ALFWorld's usual budget of text commands per episode
+MAX_STEPS = 1000  # ALFRED's budget of low-level steps
+NOTHING = "Nothing happens."
+ROUTE_CACHE = 100_000  # shortest paths remembered per env (cleared when full)
+NAME = r"([a-z]+ \d+)"
+COMMANDS = (
+    "go to X",
+    "open X",
+    "close X",
+    "take X from Y",
+    "put X in/on Y",
+    "move X to Y",
+    "toggle X",
+    "use X",
+    "clean X with Y",
+    "heat X with Y",
+    "cool X with Y",
+    "slice X with Y",
+    "examine X",
+    "inventory",
+    "look",
+    "help",
+)
+_PATTERNS = [
+    (verb, re.compile(pattern + r"$"))
+    for verb, pattern in (
+        ("go", rf"go to {NAME}"),
+        ("open", rf"open {NAME}"),
+        ("close", rf"close {NAME}"),
+        ("take", rf"(?:take|pick up) {NAME} from {NAME}"),
+        ("put", rf"put {NAME} (?:in/on|in|on|into|onto) {NAME}"),
+        ("put", rf"move {NAME} to {NAME}"),
+        ("toggle", rf"toggle {NAME}"),
+        ("use", rf"use {NAME}"),
+        ("clean", rf"clean {NAME} with {NAME}"),
+        ("heat", rf"heat {NAME} with {NAME}"),
+        ("cool", rf"cool {NAME} with {NAME}"),
+        ("slice", rf"slice {NAME} with {NAME}"),
+        ("examine", rf"examine {NAME}"),
+        ("inventory", r"inventory|i"),
+        ("look", r"look|l"),
+        ("help", r"help"),
+    )
+]
+
+
+class _Failed(Exception):
+    """A command that cannot run: the message says why (the agent only sees "Nothing happens.")."""
+
+
+def parse_command(text: object) -> tuple[str, tuple[str, ...]] | None:
+    """The verb and object names a command stands for, or None if it is no command."""
+    if not isinstance(text, str):
+        return None
+    text = " ".join(text.lower().strip().rstrip(".!").split())
+    for verb, pattern in _PATTERNS:
+        match = pattern.match(text)
+        if match:
+            return verb, match.groups()
+    return None
+
+
+def listing(names: Sequence[str]) -> str:
+    """ "a cabinet 1, an apple 2, and a mug 1", or "nothing"."""
+    items = [("an " if n[0] in "aeiou" else "a ") + n for n in names]
+    if not items:
+        return "nothing"
+    if len(items) == 1:
+        return items[0]
+    return ", ".join(items[:-1]) + (", and " if len(items) > 2 else " and ") + items[-1]
+
+
+def goal_sentence(goal: AlfredGoal) -> str:
+    """ALFWorld's templated task description of an ALFRED goal."""
+    words = {k: getattr(goal, k).lower() for k in ("object_target", "parent_target", "toggle_target", "mrecep_target")}
+    obj = goal.target_class.lower() if goal.object_sliced else words["object_target"]
+    parent = words["parent_target"]
+    return {
+        "pick_and_place_simple": f"put some {obj} on {parent}",
+        "pick_two_obj_and_place": f"put two {obj} in {parent}",
+        "look_at_obj_in_light": f"look at {obj} under the {words['toggle_target']}",
+        "pick_clean_then_place_in_recep": f"put a clean {obj} in {parent}",
+        "pick_heat_then_place_in_recep": f"put a hot {obj} in {parent}",
+        "pick_cool_then_place_in_recep": f"put a cool {obj} in {parent}",
+        "pick_and_place_with_movable_recep": f"put some {obj} in a {words['mrecep_target']} on {parent}",
+    }[goal.task_type]
+
+
+class AlfredTextEnv(gymnasium.Env):
+    metadata: ClassVar[dict] = {"render_modes": []}
+
+    def __init__(
+        self,
+        episodes: Sequence[AlfredEpisode] | None = None,
+        scenes: Mapping[str, Scene] | None = None,
+        max_commands: int = MAX_COMMANDS,
+        max_steps: int = MAX_STEPS,
+    ) -> None:
+        if episodes is None:
+            episodes, scenes = builtin_episodes()
+        missing = {e.scene_id for e in episodes} - set(scenes or {})
+        if missing:
+            raise ValueError(f"no scene given for scene ids {sorted(missing)}")
+        self.episodes, self.scenes = list(episodes), dict(scenes)
+        self.max_commands, self.max_steps = max_commands, max_steps
+        self.catalog = alfred_catalog()
+        self._use_poses: dict[tuple, set] = {}  # (scene id, fixed target, fixed also) -> poses to use it from
+        self._routes: dict[tuple, list[str] | None] = {}  # ... and a start pose -> the shortest path
+        self.observation_space = spaces.Text(16384, min_length=0, charset=string.printable)
+        self.action_space = spaces.Text(256, min_length=0, charset=string.printable)
+        self.episode: AlfredEpisode | None = None
+
+    # --- Gymnasium API -----------------------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
+        super().reset(seed=seed)
+        options = options or {}
+        chosen = options.get("episode")
+        if chosen is None:
+            chosen = int(self.np_random.integers(len(self.episodes)))
+        self.episode = self.episodes[int(chosen)] if isinstance(chosen, int | np.integer) else chosen
+        if self.episode.scene_id not in self.scenes:
+            raise ValueError(f"episode {self.episode.id}: no scene {self.episode.scene_id!r}")
+        self.scene, self.state = self.scenes[self.episode.scene_id], self.episode.initial_state
+        k = options.get("annotation", 0)
+        if k == "template" or not self.episode.annotations:
+            task = goal_sentence(self.episode.goal)
+        else:
+            task = self.episode.annotations[k].task_desc.strip().rstrip(".")
+        self.task = "".join(c for c in task if c in string.printable)
+        self.names: dict[str, str] = {}
+        self.ids: dict[str, str] = {}
+        self._counts: dict[str, int] = {}
+        self._name_new_objects()
+        self.locations = sorted((f.id for f in self.scene.fixed.values() if self._is_place(f.cls)), key=self._sort_key)
+        self._nearest_place: dict[tuple, str] = {}
+        self.location: str | None = None
+        self.low_level_actions: list[Action] = []
+        self.commands, self.failed_commands, self.won = 0, 0, False
+        self.last = (True, "")
+        places = listing([self.names[p] for p in self.locations])
+        observation = (
+            f"You are in the middle of a room. Looking quickly around you, you see {places}.\n\n"
+            f"Your task is to: {self.task}."
+        )
+        return observation, self._info()
+
+    def step(self, command: str) -> tuple[str, float, bool, bool, dict]:
+        if self.episode is None:
+            raise RuntimeError("call reset() before step()")
+        self.commands += 1
+        try:
+            parsed = parse_command(command)
+            if parsed is None:
+                raise _Failed(f"not a command: {command!r}; type 'help' for the commands")
+            verb, args = parsed
+            ids = tuple(self._id(name) for name in args)
+            feedback = getattr(self, f"_{verb}")(*ids)
+            self.last = (True, "")
+        except _Failed as failure:
+            feedback, self.last = NOTHING, (False, str(failure))
+            self.failed_commands += 1
+        info = self._info()
+        newly_won = info["won"] and not self.won
+        self.won = info["won"]
+        truncated = not self.won and (
+            self.commands >= self.max_commands or len(self.low_level_actions) >= self.max_steps
+        )
+        return feedback, float(newly_won), self.won, truncated, info
+
+    # --- names and places ------------------------------------------------------------------------
+
+    def _is_place(self, cls: str) -> bool:
+        """Where `go to` leads: fixed receptacles, and fixed switchable things that are no appliance (lamps)."""
+        c = self.catalog[cls]
+        return c.receptacle or (c.toggleable and c.effect is None)
+
+    def _sort_key(self, object_id: str) -> tuple[str, int]:
+        cls, n = self.names[object_id].rsplit(" ", 1)
+        return cls, int(n)
+
+    def _name_new_objects(self) -> None:
+        for object_id in sorted(set(self.state.objects) - set(self.names)):
+            cls = self.state.objects[object_id].cls.lower()
+            self._counts[cls] = self._counts.get(cls, 0) + 1
+            name = f"{cls} {self._counts[cls]}"
+            self.names[object_id], self.ids[name] = name, object_id
+
+    def name_of(self, object_id: str) -> str:
+        """The text name of an object id."""
+        return self.names[object_id]
+
+    def _id(self, name: str) -> str:
+        object_id = self.ids.get(name)
+        if object_id is None or object_id not in self.state.objects:
+            raise _Failed(f"there is no {name} here")
+        return object_id
+
+    @property
+    def held(self) -> str | None:
+        return self.state.agents[0].held
+
+    def place_of(self, object_id: str) -> str | None:
+        """The place an object is at: itself for a place, its nearest enclosing place, or (for an object lying
+        loose) the nearest open surface to it; None while it is held."""
+        current = object_id
+        while True:
+            if current in self.locations:
+                return current
+            parent = self.state.objects[current].parent
+            if parent is None:
+                break
+            current = parent
+        position = self.state.objects[current].position
+        if position is None:
+            return None
+        key = (current, position)
+        if key not in self._nearest_place:
+            x, _, z = position
+
+            def gap(place: str) -> float:
+                (x0, _, z0), (x1, _, z1) = self.scene.fixed[place].box.lo, self.scene.fixed[place].box.hi
+                return max(x0 - x, 0, x - x1) ** 2 + max(z0 - z, 0, z - z1) ** 2
+
+            surfaces = [p for p in self.locations if self._is_surface(p)]  # a loose object is not inside anything
+            self._nearest_place[key] = min(surfaces or self.locations, key=lambda p: (gap(p), p))
+        return self._nearest_place[key]
+
+    def _is_surface(self, place: str) -> bool:
+        c = self.catalog[self.state.objects[place].cls]
+        return c.receptacle and not c.openable
+
+    def _on(self, place: str) -> list[str]:
+        """What lies directly in or on a place (loose objects near it included), as ALFWorld lists it."""
+        found = []
+        for o in self.state.objects.values():
+            if o.id in self.locations or o.id == self.held:
+                continue
+            if o.parent == place or (o.parent is None and self.place_of(o.id) == place):
+                found.append(o.id)
+        return sorted(found, key=self._sort_key)
+
+    def _here(self) -> list[str]:
+        """Every object the agent can see where it is: at its place and not shut in a closed receptacle."""
+        if self.location is None:
+            return []
+        return sorted(
+            (
+                o
+                for o in self.state.objects
+                if o not in self.locations
+                and o != self.held
+                and self.place_of(o) == self.location
+                and enclosed(self.state, self.catalog, o) is None
+            ),
+            key=self._sort_key,
+        )
+
+    def _reachable(self, object_id: str) -> None:
+        """Raises unless the object is the agent's place or can be seen there."""
+        if object_id != self.location and object_id not in self._here():
+            where = f"at {self.names[self.location]}" if self.location else "in the middle of the room"
+            raise _Failed(f"you see no {self.names[object_id]} {where}")
+
+    def _holding(self, object_id: str) -> None:
+        if self.held != object_id:
+            raise _Failed(f"you are not carrying {self.names[object_id]}")
+
+    # --- descriptions ----------------------------------------------------------------------------
+
+    def describe(self, object_id: str) -> str:
+        o, c = self.state.objects[object_id], self.catalog[self.state.objects[object_id].cls]
+        name = self.names[object_id]
+        if c.receptacle:
+            contents = listing([self.names[i] for i in self._on(object_id)])
+            if c.openable and not o.is_open:
+                return f"The {name} is closed."
+            if c.openable:
+                return f"The {name} is open. In it, you see {contents}."
+            if object_id in self.locations:
+                return f"On the {name}, you see {contents}."
+            return f"This is a normal {name}. In it, you see {contents}."
+        states = [w for w, flag in (("hot", o.is_hot), ("cold", o.is_cold), ("dirty", o.is_dirty)) if flag]
+        if c.toggleable:
+            states.append("on" if o.is_on else "off")
+        if c.sliceable and c.sliced_from is not None:
+            states.append("sliced")
+        return f"There's nothing special about {name}." + (f" It is {', '.join(states)}." if states else "")
+
+    # --- executing low-level actions ----------------------------------------------------------------
+
+    def _run(self, interactions: Sequence[Action], approach: tuple[str, str | None] | None = None) -> None:
+        """Walks (to `approach` first, if given, then to any target out of view) and interacts, on a copy
+        of the state; commits only if every action succeeded, else raises `_Failed`."""
+        state, done = self.state, []
+
+        def do(action: Action) -> None:
+            nonlocal state
+            state, event = step(self.scene, state, action, catalog=self.catalog)
+            if not event.success:
+                raise _Failed(f"{action.name} {self.names.get(action.target or '', '')}: {event.message}".strip())
+            done.append(action)
+
+        def walk(target: str, also: str | None = None) -> None:
+            path = self._path(state, target, also)
+            if path is None:
+                raise _Failed(f"no reachable pose from which {self.names[target]} can be used")
+            for name in path:
+                do(Action(name))
+
+        if approach is not None:
+            walk(*approach)
+        for action in interactions:
+            if why_not_visible(self.scene, state, self.catalog, 0, action.target) is not None:
+                walk(action.target)
+            do(action)
+        if len(self.low_level_actions) + len(done) > self.max_steps:
+            raise _Failed(f"the command needs {len(done)} low-level steps, over the limit of {self.max_steps}")
+        self.state = state
+        self.low_level_actions += done
+        self._name_new_objects()
+
+    def _path(self, state: State, target: str, also: str | None = None) -> list[str] | None:
+        """`path_to_use`, with the poses a fixed object is used from computed once per scene (they never change)."""
+        if target not in self.scene.fixed or (also is not None and also not in self.scene.fixed):
+            return path_to_use(self.scene, state, self.catalog, 0, target, also)
+        key = (self.scene.id, target, also)
+        if key not in self._use_poses:
+            goals = use_poses(self.scene, state, self.catalog, 0, target)
+            if also is not None:
+                goals &= use_poses(self.scene, state, self.catalog, 0, also)
+            self._use_poses[key] = goals
+        others = frozenset(to_cell(a.x, a.z) for a in state.agents[1:])
+        route = (*key, pose_of(state.agents[0]), others)  # a static scene: the same start, the same path
+        if route not in self._routes:
+            if len(self._routes) >= ROUTE_CACHE:
+                self._routes.clear()
+            self._routes[route] = shortest_path(self.scene, route[3], self._use_poses[key], blocked=others)
+        path = self._routes[route]
+        return None if path is None else list(path)
+
+    # --- the commands ------------------------------------------------------------------------------
+
+    def _go(self, place: str) -> str:
+        if place not in self.locations:
+            raise _Failed(
+                f"{self.names[place]} is not a place to go to; places: {', '.join(self.names[p] for p in self.locations)}"
+            )
+        self._run([], approach=(place, None))
+        self.location = place
+        arrival = f"You arrive at {self.names[place]}."
+        return (
+            f"{arrival} {self.describe(place)}" if self.catalog[self.state.objects[place].cls].receptacle else arrival
+        )
+
+    def _open(self, target: str) -> str:
+        self._reachable(target)
+        if not self.catalog[self.state.objects[target].cls].openable or self.state.objects[target].is_open:
+            raise _Failed(f"{self.names[target]} cannot be opened")
+        self._run([Action(A.OPEN, target)])
+        return f"You open the {self.names[target]}. {self.describe(target)}"
+
+    def _close(self, target: str) -> str:
+        self._reachable(target)
+        if not self.catalog[self.state.objects[target].cls].openable or not self.state.objects[target].is_open:
+            raise _Failed(f"{self.names[target]} cannot be closed")
+        self._run([Action(A.CLOSE, target)])
+        return f"You close the {self.names[target]}."
+
+    def _take(self, obj: str, source: str) -> str:
+        if self.held is not None:
+            raise _Failed(f"you are already carrying {self.names[self.held]}")
+        self._reachable(obj)
+        if source != self.location and source not in self.state.ancestors(obj):
+            raise _Failed(f"{self.names[obj]} is not in/on {self.names[source]}")
+        if not self.catalog[self.state.objects[obj].cls].pickupable:
+            raise _Failed(f"{self.names[obj]} cannot be picked up")
+        self._run([Action(A.PICKUP, obj)])
+        return f"You pick up the {self.names[obj]} from the {self.names[source]}."
+
+    def _put(self, obj: str, receptacle: str) -> str:
+        self._holding(obj)
+        self._reachable(receptacle)
+        r = self.state.objects[receptacle]
+        if not self.catalog[r.cls].receptacle:
+            raise _Failed(f"{self.names[receptacle]} is not a receptacle")
+        if self.catalog[r.cls].openable and not r.is_open:
+            raise _Failed(f"{self.names[receptacle]} is closed")
+        self._run([Action(A.PUT, receptacle)])
+        return f"You put the {self.names[obj]} in/on the {self.names[receptacle]}."
+
+    def _switch(self, target: str, on: bool | None) -> str:
+        """Turns a device on (`on=True`), or flips it (`on=None`)."""
+        self._reachable(target)
+        if not self.catalog[self.state.objects[target].cls].toggleable:
+            raise _Failed(f"{self.names[target]} cannot be turned on or off")
+        is_on = self.state.objects[target].is_on
+        if on and is_on:  # already on: the agent still goes where it can use (and see) it
+            self._run([], approach=(target, None))
+            return f"The {self.names[target]} is already on."
+        turn_on = not is_on
+        self._run([Action(A.TOGGLE_ON if turn_on else A.TOGGLE_OFF, target)])
+        return f"You turn {'on' if turn_on else 'off'} the {self.names[target]}."
+
+    def _toggle(self, target: str) -> str:
+        return self._switch(target, None)
+
+    def _use(self, target: str) -> str:
+        return self._switch(target, True)
+
+    def _appliance(self, obj: str, appliance: str, effect: str) -> None:
+        self._holding(obj)
+        self._reachable(appliance)
+        c = self.catalog[self.state.objects[appliance].cls]
+        if (c.basin if effect == CLEANS else c.effect != effect) or appliance not in self.locations:
+            raise _Failed(f"{self.names[appliance]} cannot do that")
+
+    def _heat(self, obj: str, appliance: str) -> str:
+        self._appliance(obj, appliance, HEATS)
+        self._run(self._macro(obj, appliance, heat=True))
+        return f"You heat the {self.names[obj]} using the {self.names[appliance]}."
+
+    def _cool(self, obj: str, appliance: str) -> str:
+        self._appliance(obj, appliance, COOLS)
+        self._run(self._macro(obj, appliance, heat=False))
+        return f"You cool the {self.names[obj]} using the {self.names[appliance]}."
+
+    def _macro(self, obj: str, appliance: str, heat: bool) -> list[Action]:
+        """ALFRED's heat/cool macro: open, put, close, (toggle on, toggle off,) open, take, close."""
+        state = self.state.objects[appliance]
+        opening = [] if state.is_open else [Action(A.OPEN, appliance)]
+        off = [Action(A.TOGGLE_OFF, appliance)] if heat and state.is_on else []
+        cycle = [Action(A.TOGGLE_ON, appliance), Action(A.TOGGLE_OFF, appliance)] if heat else []
+        return [
+            *opening,
+            *off,
+            Action(A.PUT, appliance),
+            Action(A.CLOSE, appliance),
+            *cycle,
+            Action(A.OPEN, appliance),
+            Action(A.PICKUP, obj),
+            Action(A.CLOSE, appliance),
+        ]
+
+    def _clean(self, obj: str, basin: str) -> str:
+        self._holding(obj)
+        self._reachable(basin)
+        if not self.catalog[self.state.objects[basin].cls].basin:
+            raise _Failed(f"{self.names[basin]} is not a sink basin")
+        faucet = self._faucet_of(basin)
+        if faucet is None:
+            raise _Failed(f"no faucet runs into {self.names[basin]}")
+        on = [Action(A.TOGGLE_OFF, faucet)] if self.state.objects[faucet].is_on else []
+        steps = [
+            Action(A.PUT, basin),
+            *on,
+            Action(A.TOGGLE_ON, faucet),
+            Action(A.TOGGLE_OFF, faucet),
+            Action(A.PICKUP, obj),
+        ]
+        # the basin and its faucet in view together, so the water runs into the basin the agent sees
+        together = self._path(self.state, basin, faucet) is not None
+        self._run(steps, approach=(basin, faucet) if together else None)
+        return f"You clean the {self.names[obj]} using the {self.names[basin]}."
+
+    def _faucet_of(self, basin: str) -> str | None:
+        """The faucet whose closest basin is this one (ALFRED's rule for what a faucet cleans)."""
+        fixed = self.scene.fixed
+        basins = [f.id for f in fixed.values() if self.catalog[f.cls].basin]
+
+        def d2(a: str, b: str) -> float:
+            (ax, _, az), (bx, _, bz) = fixed[a].position, fixed[b].position
+            return (ax - bx) ** 2 + (az - bz) ** 2
+
+        faucets = sorted(f.id for f in fixed.values() if self.catalog[f.cls].effect == CLEANS)
+        serving = [f for f in faucets if min(basins, key=lambda b: (d2(f, b), b)) == basin]
+        return min(serving, key=lambda f: (d2(f, basin), f), default=None)
+
+    def _slice(self, obj: str, tool: str) -> str:
+        self._holding(tool)
+        self._reachable(obj)
+        if not self.catalog[self.state.objects[tool].cls].slices:
+            raise _Failed(f"{self.names[tool]} cannot cut")
+        self._run([Action(A.SLICE, obj)])
+        return f"You slice the {self.names[obj]} with the {self.names[tool]}."
+
+    def _examine(self, target: str) -> str:
+        if target != self.held:
+            self._reachable(target)
+        return self.describe(target)
+
+    def _inventory(self) -> str:
+        if self.held is None:
+            return "You are not carrying anything."
+        return f"You are carrying: {listing([self.names[self.held]])}."
+
+    def _look(self) -> str:
+        if self.location is None:
+            places = listing([self.names[p] for p in self.locations])
+            return f"You are in the middle of a room. Looking quickly around you, you see {places}."
+        return f"You are facing the {self.names[self.location]}. Next to it, you see nothing."
+
+    def _help(self) -> str:
+        return "Available commands:\n" + "\n".join(f"  {c}" for c in COMMANDS) + "\nX and Y are names like 'apple 1'."
+
+    # --- admissible commands and info ------------------------------------------------------------
+
+    def admissible_commands(self) -> list[str]:
+        """The commands whose text-level preconditions hold now (as ALFWorld lists them)."""
+        n, held, here = self.names, self.held, self._here()
+        found = [f"go to {n[p]}" for p in self.locations if p != self.location]
+        found += ["inventory", "look"]
+        if held is not None:
+            found.append(f"examine {n[held]}")
+        place = self.location
+        visible = ([place] if place is not None else []) + here
+        for o in visible:
+            s, c = self.state.objects[o], self.catalog[self.state.objects[o].cls]
+            found.append(f"examine {n[o]}")
+            if c.openable:
+                found.append(f"{'close' if s.is_open else 'open'} {n[o]}")
+            if c.toggleable and c.effect is None:
+                found.append(f"toggle {n[o]}")
+                if not s.is_on:
+                    found.append(f"use {n[o]}")
+            if held is None and c.pickupable:
+                found.append(f"take {n[o]} from {n[s.parent if s.parent is not None else place]}")
+            fits = held is not None and (
+                not c.pickupable or self.catalog.can_contain(s.cls, self.state.objects[held].cls)
+            )
+            if fits and c.receptacle and not (c.openable and not s.is_open):
+                found.append(f"put {n[held]} in/on {n[o]}")
+            if held is not None and self.catalog[self.state.objects[held].cls].slices and c.sliced_class:
+                found.append(f"slice {n[o]} with {n[held]}")
+        if held is not None and place is not None:
+            c = self.catalog[self.state.objects[place].cls]
+            verb = "clean" if c.basin else {HEATS: "heat", COOLS: "cool"}.get(c.effect)
+            if verb is not None:
+                found.append(f"{verb} {n[held]} with {n[place]}")
+        return sorted(set(found))
+
+    def _info(self) -> dict:
+        met, total = goal_conditions(self.scene, self.state, self.episode.goal)
+        return {
+            "episode_id": self.episode.id,
+            "admissible_commands": self.admissible_commands(),
+            "won": met == total,
+            "goal_conditions_met": met,
+            "goal_conditions_total": total,
+            "goal_satisfied": met == total,
+            "location": self.names[self.location] if self.location else None,
+            "low_level_steps": len(self.low_level_actions),
+            "commands": self.commands,
+            "failed_commands": self.failed_commands,
+            "last_command_success": self.last[0],
+            "problem": self.last[1],
+        }
+
+
+def subgoal_commands(env: AlfredTextEnv, subgoal: Subgoal) -> list[str]:
+    """Text commands for one of the expert's high-level steps (ALFRED's GotoLocation, PickupObject, ...),
+    in the env's current state: it goes where the step acts first and opens a closed receptacle in the way."""
+    n, state = env.names, env.state
+    if subgoal.action == "GotoLocation":
+        place = env.place_of(subgoal.object_id)
+        return [] if place is None or place == env.location else [f"go to {n[place]}"]
+    obj, receptacle = subgoal.object_id, subgoal.receptacle_id
+    target = receptacle if subgoal.action in ("PutObject", "CleanObject", "HeatObject", "CoolObject") else obj
+    commands = []
+    place = env.place_of(target)
+    if place is not None and place != env.location:
+        commands.append(f"go to {n[place]}")
+    closed = enclosed(state, env.catalog, target) if target != place else None
+    if subgoal.action == "PutObject" and env.catalog[state.objects[target].cls].openable:
+        closed = None if state.objects[target].is_open else target
+    if closed is not None and state.holder_of(closed) is None:
+        commands.append(f"open {n[closed]}")
+    held = env.held
+    if subgoal.action == "PickupObject":
+        parent = state.objects[obj].parent
+        commands.append(f"take {n[obj]} from {n[parent if parent is not None else place]}")
+    elif subgoal.action == "PutObject":
+        commands.append(f"put {n[obj]} in/on {n[receptacle]}")
+    elif subgoal.action in ("CleanObject", "HeatObject", "CoolObject"):
+        verb = subgoal.action[: -len("Object")].lower()
+        commands.append(f"{verb} {n[obj]} with {n[receptacle]}")
+    elif subgoal.action == "SliceObject":
+        commands.append(f"slice {n[obj]} with {n[held] if held else 'nothing'}")
+    elif subgoal.action == "ToggleObject":
+        commands.append(f"use {n[obj]}")
+    return commands

@@ -1,0 +1,208 @@
+"""The ALFWorld-style text env: the expert's high-level plan, said in text, solves the tasks through it;
+partial observability; malformed commands answer "Nothing happens."; determinism."""
+
+import re
+
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from homesim.datasets.alfred_episodes import import_alfred
+from homesim.datasets.builtin import builtin_episodes
+from homesim.envs.alfred_text import NOTHING, AlfredTextEnv, listing, parse_command, subgoal_commands
+from homesim.planning.expert import plan
+from homesim.world import actions as A
+
+
+@pytest.fixture(scope="module")
+def samples(alfred_samples, alfred_layouts):
+    splits, scenes, errors = import_alfred(alfred_samples, alfred_layouts)
+    assert not errors
+    return sorted((e for es in splits.values() for e in es), key=lambda e: e.id), scenes
+
+
+@pytest.fixture(scope="module")
+def builtin():
+    return builtin_episodes()
+
+
+def play_expert_in_text(env, index):
+    """Resets to an episode and says the expert's high-level plan as text commands; every command must be
+    admissible and succeed. Returns the commands, the last observation and info."""
+    _, info = env.reset(options={"episode": index})
+    e = env.episode
+    said, obs = [], ""
+    for subgoal in plan(env.scene, e.initial_state, e.goal).subgoals:
+        for command in subgoal_commands(env, subgoal):
+            assert command in info["admissible_commands"], (e.id, command, info["admissible_commands"])
+            obs, _, _, _, info = env.step(command)
+            assert info["last_command_success"], (e.id, command, info["problem"])
+            said.append(command)
+    return said, obs, info
+
+
+def test_expert_plan_in_text_solves_every_builtin_episode(builtin):
+    env = AlfredTextEnv(*builtin)
+    for i in range(len(env.episodes)):
+        said, _, info = play_expert_in_text(env, i)
+        assert info["won"] and info["goal_conditions_met"] == info["goal_conditions_total"], env.episode.id
+        assert info["commands"] == len(said) and info["low_level_steps"] == len(env.low_level_actions) > 0
+
+
+def test_expert_plan_in_text_solves_all_70_real_samples(samples):
+    episodes, scenes = samples
+    env = AlfredTextEnv(episodes, scenes)
+    won = []
+    for i in range(len(episodes)):
+        _, _, info = play_expert_in_text(env, i)
+        won.append(info["won"])
+    assert sum(won) == len(episodes) == 70
+
+
+def test_the_text_trajectory_replays_in_the_embodied_world(samples):
+    """The low-level actions a text episode ran are an embodied trajectory that reaches the same state."""
+    from homesim.world.dynamics import step
+
+    episodes, scenes = samples
+    env = AlfredTextEnv(episodes, scenes)
+    index = next(i for i, e in enumerate(episodes) if e.goal.task_type == "pick_heat_then_place_in_recep")
+    play_expert_in_text(env, index)
+    state = episodes[index].initial_state
+    for action in env.low_level_actions:
+        state, event = step(env.scene, state, action)
+        assert event.success
+    assert state == env.state
+
+
+def test_heat_runs_alfreds_macro(samples):
+    episodes, scenes = samples
+    env = AlfredTextEnv(episodes, scenes)
+    index = next(i for i, e in enumerate(episodes) if e.goal.task_type == "pick_heat_then_place_in_recep")
+    env.reset(options={"episode": index})
+    for subgoal in plan(env.scene, env.episode.initial_state, env.episode.goal).subgoals:
+        for command in subgoal_commands(env, subgoal):
+            before = len(env.low_level_actions)
+            obs, *_ = env.step(command)
+            if command.startswith("heat "):
+                done = [a.name for a in env.low_level_actions[before:] if a.name not in A.NAVIGATION_ACTIONS]
+                assert done[-7:] == [A.PUT, A.CLOSE, A.TOGGLE_ON, A.TOGGLE_OFF, A.OPEN, A.PICKUP, A.CLOSE]
+                assert re.fullmatch(r"You heat the \w+ \d+ using the microwave \d+\.", obs)
+                return
+    raise AssertionError("no heat command in the plan")
+
+
+def test_first_observation_lists_places_and_the_task(builtin):
+    env = AlfredTextEnv(*builtin)
+    obs, info = env.reset(options={"episode": 0})
+    assert obs.startswith("You are in the middle of a room. Looking quickly around you, you see a ")
+    assert obs.endswith(f"Your task is to: {env.episode.annotations[0].task_desc.rstrip('.')}.")
+    assert all(re.fullmatch(r"[a-z]+ \d+", name) for name in env.names.values())
+    assert info["location"] is None and info["commands"] == 0 and not info["won"]
+    assert all(c.startswith("go to ") or c in ("inventory", "look") for c in info["admissible_commands"])
+    obs, _ = env.reset(options={"episode": 0, "annotation": "template"})
+    assert "Your task is to: put some " in obs
+
+
+def test_closed_receptacles_hide_their_contents_until_opened(samples):
+    episodes, scenes = samples
+    env = AlfredTextEnv(episodes, scenes)
+    for i, e in enumerate(episodes):
+        env.reset(options={"episode": i})
+        closed = [
+            p
+            for p in env.locations
+            if env.catalog[env.state.objects[p].cls].openable and not env.state.objects[p].is_open and env._on(p)
+        ]
+        if closed:
+            break
+    place = closed[0]
+    name, inside = env.name_of(place), [env.name_of(o) for o in env._on(place)]
+    obs, _, _, _, info = env.step(f"go to {name}")
+    assert obs == f"You arrive at {name}. The {name} is closed."
+    mentions = re.compile(rf"\b{inside[0]}\b")
+    assert not any(mentions.search(c) for c in info["admissible_commands"]), info["admissible_commands"]
+    assert f"open {name}" in info["admissible_commands"]
+    obs, _, _, _, info = env.step(f"open {name}")
+    assert obs.startswith(f"You open the {name}. The {name} is open. In it, you see ") and inside[0] in obs
+    assert any(c.startswith(f"take {inside[0]} from ") for c in info["admissible_commands"])
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        None,
+        3,
+        "",
+        "   ",
+        "dance",
+        "go to",
+        "go to banana 99",
+        "take",
+        "put apple in",
+        "take cabinet 1 from floor 1",
+        "open countertop",
+        "slice " * 50,
+        "go to cabinet 1 please",
+    ],
+)
+def test_malformed_commands_answer_nothing_happens_and_count_as_failures(builtin, command):
+    env = AlfredTextEnv(*builtin)
+    env.reset(options={"episode": 0})
+    state = env.state
+    obs, reward, terminated, truncated, info = env.step(command)
+    assert obs == NOTHING and reward == 0 and not terminated and not truncated
+    assert info["failed_commands"] == 1 and not info["last_command_success"] and info["problem"]
+    assert env.state == state and info["low_level_steps"] == 0
+
+
+def test_commands_out_of_reach_fail_without_moving(builtin):
+    env = AlfredTextEnv(*builtin)
+    env.reset(options={"episode": 0})
+    movable = next(o for o in env.state.objects.values() if env.catalog[o.cls].pickupable)
+    place = env.place_of(movable.id)
+    obs, *_, info = env.step(f"take {env.name_of(movable.id)} from {env.name_of(place)}")  # not there yet
+    assert obs == NOTHING and info["low_level_steps"] == 0
+    obs, *_, info = env.step(f"put {env.name_of(movable.id)} in/on {env.name_of(place)}")  # not held
+    assert obs == NOTHING and info["failed_commands"] == 2
+
+
+def test_inventory_look_help_and_examine(builtin):
+    env = AlfredTextEnv(*builtin)
+    env.reset(options={"episode": 0})
+    assert env.step("inventory")[0] == "You are not carrying anything."
+    assert env.step("look")[0].startswith("You are in the middle of a room.")
+    assert "take X from Y" in env.step("help")[0]
+    place = env.locations[0]
+    env.step(f"go to {env.name_of(place)}")
+    assert env.step(f"examine {env.name_of(place)}")[0] == env.describe(place)
+    assert env.step("look")[0] == f"You are facing the {env.name_of(place)}. Next to it, you see nothing."
+
+
+def test_same_commands_give_the_same_game(samples):
+    episodes, scenes = samples
+    runs = []
+    for _ in range(2):
+        env = AlfredTextEnv(episodes, scenes)
+        env.reset(seed=3)
+        commands, obs, info = play_expert_in_text(env, 5)
+        runs.append((commands, obs, info, env.state.stable_hash(), env.low_level_actions))
+    assert runs[0] == runs[1]
+    assert AlfredTextEnv(episodes, scenes).reset(seed=7) == AlfredTextEnv(episodes, scenes).reset(seed=7)
+
+
+def test_truncated_after_max_commands(builtin):
+    env = AlfredTextEnv(*builtin, max_commands=3)
+    env.reset(options={"episode": 0})
+    flags = [env.step("look")[3] for _ in range(3)]
+    assert flags == [False, False, True]
+
+
+def test_helpers():
+    assert parse_command("Put Apple 1 in/on Fridge 1.") == ("put", ("apple 1", "fridge 1"))
+    assert parse_command("move apple 1 to fridge 1") == ("put", ("apple 1", "fridge 1"))
+    assert parse_command("go to") is None and parse_command(None) is None
+    assert listing([]) == "nothing" and listing(["apple 1"]) == "an apple 1"
+    assert listing(["apple 1", "mug 2", "egg 1"]) == "an apple 1, a mug 2, and an egg 1"
+
+
+def test_passes_gymnasiums_env_checker(builtin):
+    check_env(AlfredTextEnv(*builtin), skip_render_check=True)
