@@ -425,3 +425,53 @@ def demo(
             interaction="oracle",
             pixels="",
         )
+
+
+play_app = typer.Typer(help="Play a benchmark yourself in the terminal (a human baseline).", no_args_is_help=True)
+app.add_typer(play_app, name="play")
+
+
+@play_app.command("alfred")
+def play_alfred(
+    interface: Annotated[str, typer.Option(help="text (ALFWorld-style commands)")] = "text",
+    episodes: Annotated[
+        Path | None,
+        typer.Option("--episodes", exists=True, help="a homesim dataset folder; default: built-in episodes"),
+    ] = None,
+    split: Annotated[str | None, typer.Option(help="the dataset split to play")] = None,
+    episode: Annotated[int, typer.Option(help="which episode of the split")] = 0,
+) -> None:
+    """Play an ALFRED task through the text interface: type commands (`help` lists them), `quit` to stop."""
+    from homesim.datasets.builtin import builtin_episodes
+    from homesim.datasets.folder import read_dataset
+    from homesim.envs.alfred_text import AlfredTextEnv
+
+    if interface != "text":
+        raise typer.BadParameter("only the text interface can be played in a terminal", param_hint="--interface")
+    if episodes is None:
+        chosen, scenes = builtin_episodes()
+    else:
+        splits, scenes = read_dataset(episodes, split)
+        chosen = [e for es in splits.values() for e in es]
+    if not 0 <= episode < len(chosen):
+        raise typer.BadParameter(f"there are {len(chosen)} episodes", param_hint="--episode")
+    env = AlfredTextEnv(chosen, scenes)
+    observation, info = env.reset(options={"episode": episode})
+    console.print(observation)
+    interactive = sys.stdin.isatty()
+    if interactive:
+        import readline  # noqa: F401  (line editing and history for input())
+    while True:
+        try:
+            command = input("> " if interactive else "")
+        except EOFError:
+            break
+        if command.strip() in ("quit", "exit"):
+            break
+        observation, _, terminated, truncated, info = env.step(command)
+        style = "green" if info["last_command_success"] else "yellow"
+        console.print(f"[{style}]{observation}[/]")
+        if terminated or truncated:
+            break
+    verdict = "[bold green]You won![/]" if info["won"] else "[bold red]Task not done.[/]"
+    console.print(f"{verdict} {info['commands']} commands, {info['low_level_steps']} low-level steps")

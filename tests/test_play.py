@@ -1,0 +1,38 @@
+"""`homesim play alfred --interface text`: a person's game in the terminal, here played from a script."""
+
+from typer.testing import CliRunner
+
+from homesim.cli import app
+from homesim.datasets.builtin import builtin_episodes
+from homesim.envs.alfred_text import AlfredTextEnv, subgoal_commands
+from homesim.planning.expert import plan
+
+
+def expert_commands(index: int) -> list[str]:
+    """The expert's demonstration of a built-in episode, as the text commands a player would type."""
+    episodes, scenes = builtin_episodes()
+    env = AlfredTextEnv(episodes, scenes)
+    env.reset(options={"episode": index})
+    commands = []
+    for subgoal in plan(scenes[episodes[index].scene_id], episodes[index].initial_state, episodes[index].goal).subgoals:
+        for command in subgoal_commands(env, subgoal):
+            env.step(command)
+            commands.append(command)
+    return commands
+
+
+def play(lines: list[str], episode: int = 0):
+    return CliRunner().invoke(app, ["play", "alfred", "--episode", str(episode)], input="\n".join(lines) + "\n")
+
+
+def test_a_full_task_played_through_piped_input_is_won():
+    result = play(["help", "inventory", *expert_commands(1)], episode=1)
+    assert result.exit_code == 0, result.output
+    assert "Your task is to:" in result.output and "Available commands" in result.output
+    assert "You won!" in result.output
+
+
+def test_nonsense_and_quitting_end_the_game_unwon():
+    result = play(["fly to the moon", "quit"])
+    assert result.exit_code == 0
+    assert "Nothing happens." in result.output and "Task not done." in result.output
