@@ -1,14 +1,17 @@
 """`homesim/ALFRED-v0`: ALFRED episodes as a Gymnasium environment, a thin shell over `world.step`.
 
-Actions are dicts `{"action": index into ALFRED's 13 actions (or the name), "target": object id}` in
-oracle mode (`interaction="oracle"`, where observations list the `visible_objects`), or with `"target"` a
-300x300 mask in mask mode (`interaction="mask"`: resolved to an object by IoU with the instance
+Actions are dicts `{"action": index into ALFRED's 13 actions (or the name), "target": ...}`. The target
+is an object id in oracle mode (`interaction="oracle"`, where observations list the `visible_objects`),
+or a 300x300 mask in mask mode (`interaction="mask"`: resolved to an object by IoU with the instance
 segmentation of the frame the agent saw, as ALFRED does). `pixels=("rgb", "depth", "segmentation")`
-adds egocentric images to the observations (rendered headless; off by default). An invalid action is a failed step, never an exception.
-With `expert_hints=True`, `info["expert_action"]` is the live expert's next action from the current
-state (None, with `info["expert_problem"]`, where the goal became unreachable). ALFRED's limits end an episode: STOP ends it (`terminated`); 1000 steps or 10 failed actions cut it
+adds egocentric images to the observations (rendered headless; off by default). An invalid action is a
+failed step, never an exception.
+
+ALFRED's limits end an episode: STOP ends it (`terminated`); 1000 steps or 10 failed actions cut it
 short (`truncated`). Failed actions count as steps. The reward is 1 when the agent stops with the goal
 satisfied. `info` carries goal conditions met/total and whether the last action succeeded, and why not.
+With `expert_hints=True`, `info["expert_action"]` is the live expert's next action from the current
+state (None, with `info["expert_problem"]`, where the goal became unreachable).
 """
 
 from __future__ import annotations
@@ -24,9 +27,9 @@ from gymnasium import spaces
 from homesim.datasets.alfred import AlfredEpisode
 from homesim.datasets.builtin import builtin_episodes
 from homesim.planning.expert import Expert, Unrecoverable
-from homesim.tasks.alfred import goal_conditions
 from homesim.render import ALFRED, Renderer
 from homesim.render.masks import step_with_mask
+from homesim.tasks.alfred import goal_conditions
 from homesim.world.actions import ACTIONS, ALIASES, INTERACT_ACTIONS, STOP, Action
 from homesim.world.catalog import alfred_catalog
 from homesim.world.dynamics import step
@@ -45,6 +48,18 @@ def plain_text(text: str, limit: int) -> str:
     """Human directives as printable ASCII (accents dropped), within a Text space's length."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     return "".join(c if c in TEXT_CHARSET else " " for c in ascii_text)[:limit]
+
+
+def choose_episode(
+    episodes: Sequence[AlfredEpisode], scenes: Mapping[str, Scene], chosen: object, rng: np.random.Generator
+) -> AlfredEpisode:
+    """The episode `reset(options={"episode": ...})` asks for (an index or an episode), else a seeded draw."""
+    if chosen is None:
+        chosen = int(rng.integers(len(episodes)))
+    episode = episodes[int(chosen)] if isinstance(chosen, int | np.integer) else chosen
+    if episode.scene_id not in scenes:
+        raise ValueError(f"episode {episode.id}: no scene {episode.scene_id!r}")
+    return episode
 
 
 class AlfredEnv(gymnasium.Env):
@@ -101,12 +116,7 @@ class AlfredEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         super().reset(seed=seed)
         options = options or {}
-        chosen = options.get("episode")
-        if chosen is None:
-            chosen = int(self.np_random.integers(len(self.episodes)))
-        self.episode = self.episodes[int(chosen)] if isinstance(chosen, int | np.integer) else chosen
-        if self.episode.scene_id not in self.scenes:
-            raise ValueError(f"episode {self.episode.id}: no scene {self.episode.scene_id!r}")
+        self.episode = choose_episode(self.episodes, self.scenes, options.get("episode"), self.np_random)
         annotation = self.episode.annotations[options.get("annotation", 0)] if self.episode.annotations else None
         self.goal_text = plain_text(annotation.task_desc if annotation else "", 1024)
         self.instructions = plain_text("\n".join(annotation.high_descs) if annotation else "", 4096)

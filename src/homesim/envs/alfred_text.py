@@ -27,11 +27,11 @@ from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 import gymnasium
-import numpy as np
 from gymnasium import spaces
 
 from homesim.datasets.alfred import AlfredEpisode
 from homesim.datasets.builtin import builtin_episodes
+from homesim.envs.alfred import choose_episode
 from homesim.planning.poses import path_to_use, pose_of, shortest_path, use_poses
 from homesim.tasks.alfred import AlfredGoal, Subgoal, goal_conditions
 from homesim.world import actions as A
@@ -159,12 +159,7 @@ class AlfredTextEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
         super().reset(seed=seed)
         options = options or {}
-        chosen = options.get("episode")
-        if chosen is None:
-            chosen = int(self.np_random.integers(len(self.episodes)))
-        self.episode = self.episodes[int(chosen)] if isinstance(chosen, int | np.integer) else chosen
-        if self.episode.scene_id not in self.scenes:
-            raise ValueError(f"episode {self.episode.id}: no scene {self.episode.scene_id!r}")
+        self.episode = choose_episode(self.episodes, self.scenes, options.get("episode"), self.np_random)
         self.scene, self.state = self.scenes[self.episode.scene_id], self.episode.initial_state
         k = options.get("annotation", 0)
         if k == "template" or not self.episode.annotations:
