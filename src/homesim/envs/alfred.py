@@ -50,6 +50,18 @@ def plain_text(text: str, limit: int) -> str:
     return "".join(c if c in TEXT_CHARSET else " " for c in ascii_text)[:limit]
 
 
+def episodes_with_scenes(
+    episodes: Sequence[AlfredEpisode] | None, scenes: Mapping[str, Scene] | None
+) -> tuple[list[AlfredEpisode], dict[str, Scene]]:
+    """The episodes an env plays (the built-in ones if none are given), each checked to have its scene."""
+    if episodes is None:
+        episodes, scenes = builtin_episodes()
+    missing = {e.scene_id for e in episodes} - set(scenes or {})
+    if missing:
+        raise ValueError(f"no scene given for scene ids {sorted(missing)}")
+    return list(episodes), dict(scenes)
+
+
 def choose_episode(
     episodes: Sequence[AlfredEpisode], scenes: Mapping[str, Scene], chosen: object, rng: np.random.Generator
 ) -> AlfredEpisode:
@@ -75,12 +87,7 @@ class AlfredEnv(gymnasium.Env):
         pixels: Sequence[str] = (),
         interaction: str = "oracle",
     ) -> None:
-        if episodes is None:
-            episodes, scenes = builtin_episodes()
-        missing = {e.scene_id for e in episodes} - set(scenes or {})
-        if missing:
-            raise ValueError(f"no scene given for scene ids {sorted(missing)}")
-        self.episodes, self.scenes = list(episodes), dict(scenes)
+        self.episodes, self.scenes = episodes_with_scenes(episodes, scenes)
         self.max_steps, self.max_fails = max_steps, max_fails
         self.expert_hints = expert_hints
         self.catalog = alfred_catalog()

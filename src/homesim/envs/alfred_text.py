@@ -30,8 +30,7 @@ import gymnasium
 from gymnasium import spaces
 
 from homesim.datasets.alfred import AlfredEpisode
-from homesim.datasets.builtin import builtin_episodes
-from homesim.envs.alfred import choose_episode
+from homesim.envs.alfred import choose_episode, episodes_with_scenes
 from homesim.planning.poses import path_to_use, pose_of, shortest_path, use_poses
 from homesim.tasks.alfred import AlfredGoal, Subgoal, goal_conditions
 from homesim.world import actions as A
@@ -140,12 +139,7 @@ class AlfredTextEnv(gymnasium.Env):
         max_commands: int = MAX_COMMANDS,
         max_steps: int = MAX_STEPS,
     ) -> None:
-        if episodes is None:
-            episodes, scenes = builtin_episodes()
-        missing = {e.scene_id for e in episodes} - set(scenes or {})
-        if missing:
-            raise ValueError(f"no scene given for scene ids {sorted(missing)}")
-        self.episodes, self.scenes = list(episodes), dict(scenes)
+        self.episodes, self.scenes = episodes_with_scenes(episodes, scenes)
         self.max_commands, self.max_steps = max_commands, max_steps
         self.catalog = alfred_catalog()
         self._use_poses: dict[tuple, set] = {}  # (scene id, fixed target, fixed also) -> poses to use it from
