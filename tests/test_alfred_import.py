@@ -12,6 +12,7 @@ import shutil
 
 import numpy as np
 import pytest
+from replay_expectations import SCENE_SOURCE_KEYS
 
 from homesim.datasets.alfred import episode_from_trajectory
 from homesim.datasets.alfred_files import RawTrajectory, read_trajectories
@@ -27,18 +28,6 @@ from homesim.scenes.alfred import (
 )
 from homesim.world.catalog import alfred_catalog
 from homesim.world.scene import to_cell
-
-PROVENANCE_KEYS = {
-    "cells_from_layout",
-    "cells_from_start_poses",
-    "cells_from_expert_paths",
-    "fixed_from_openable",
-    "fixed_from_trajectories",
-    "fixed_from_planner",
-    "extents_grown_by_pickups",
-    "open_at_start_from_expert",
-}
-
 
 # --- shared, module-scoped data ---------------------------------------------------------------------
 
@@ -216,7 +205,7 @@ def test_floor_plan_1_from_layout_and_valid_seen(valid_seen, scenes, alfred_layo
     fp1 = [t.data for t in valid_seen if t.data["scene"]["floor_plan"] == "FloorPlan1"]
     scene = scenes["FloorPlan1"]
     p = scene.provenance
-    assert set(p) == PROVENANCE_KEYS
+    assert set(p) == SCENE_SOURCE_KEYS
     assert p["cells_from_layout"] + p["cells_from_start_poses"] + p["cells_from_expert_paths"] == len(scene.reachable)
     assert p["cells_from_layout"] == len({to_cell(x, z) for x, z in np.load(alfred_layouts / "FloorPlan1-layout.npy")})
     # every cell a trajectory starts on or walks through is reachable

@@ -11,32 +11,12 @@ import json
 from pathlib import Path
 
 import pytest
+from replay_expectations import SCENE_SOURCE_KEYS, SUMMARY_KEYS
 
 from homesim.datasets.alfred_replay import replay_path
 from homesim.tasks.alfred import TASK_TYPES
 
-SUMMARY_KEYS = {
-    "total",
-    "all_actions_succeeded",
-    "goal_satisfied",
-    "goal_condition_ratio",
-    "malformed",
-    "by_task_type",
-    "scene_sources",
-    "failures",
-    "errors",
-}
 FIGURE_KEYS = {"total", "all_actions_succeeded", "goal_satisfied", "goal_condition_ratio"}
-SCENE_SOURCE_KEYS = {
-    "cells_from_layout",
-    "cells_from_start_poses",
-    "cells_from_expert_paths",
-    "fixed_from_openable",
-    "fixed_from_trajectories",
-    "fixed_from_planner",
-    "extents_grown_by_pickups",
-    "open_at_start_from_expert",
-}
 VALID_SEEN_BY_TYPE = {
     "look_at_obj_in_light": 29,
     "pick_and_place_simple": 46,

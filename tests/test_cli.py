@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from replay_expectations import SUMMARY_KEYS
 from typer.testing import CliRunner
 
 from homesim.cli import app
@@ -14,18 +15,6 @@ from homesim.scenes.alfred import build_scene, gather_evidence
 from homesim.tasks.alfred import TASK_TYPES
 from homesim.world.scene import Scene
 from homesim.world.state import State
-
-SUMMARY_KEYS = {
-    "total",
-    "all_actions_succeeded",
-    "goal_satisfied",
-    "goal_condition_ratio",
-    "malformed",
-    "by_task_type",
-    "scene_sources",
-    "failures",
-    "errors",
-}
 
 
 def run(*args: str | Path):
