@@ -1,0 +1,167 @@
+"""Text-game speed with admissible commands on: `homesim/ALFRED-Text-v0` over ALFRED's 251 valid_seen
+episodes against TextWorld (a `tw-make custom --world-size 5 --nb-objects 10 --quest-length 5 --seed 1`
+game, `EnvInfos(admissible_commands=True)`) and TextWorldExpress (its "coin" game, valid actions listed
+every step), measured in the same run, one process each.
+
+    pip install -e ".[bench]"   # TextWorldExpress runs on Java: apt-get install -y default-jre-headless
+    python bench/text_speed.py [--steps 20000] [--warmup 5000] [--seed 0] [--json out.json]
+
+The agent says a random admissible command every step (seeded) and starts a new episode when one ends
+(won, lost, or 50 commands: the text env's budget, imposed on the others too). Resets are timed apart:
+steps/s counts steps only, and the mean reset time is its own column. Each game first plays `--warmup`
+untimed steps (Java's JIT, and homesim's per-scene tables of use poses and distance fields, filled the
+first time a place is walked to); the "cold" column is that first stretch, resets excluded.
+A competitor whose package is missing is skipped with a line saying so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from homesim.datasets.alfred_episodes import import_alfred
+from homesim.envs.alfred_text import MAX_COMMANDS, AlfredTextEnv
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "alfred"
+HOMESIM = "homesim (valid_seen)"
+
+Reset = Callable[[], list[str]]  # -> the admissible commands
+Step = Callable[[str], tuple[list[str], bool]]  # command -> the admissible commands, whether the episode ended
+
+
+class Unavailable(Exception):
+    """A competitor that cannot run here; the message says why."""
+
+
+def play(reset: Reset, step: Step, rng: random.Random, steps: int) -> dict:
+    """Random admissible commands for `steps` steps; steps/s excludes the resets, which are timed apart."""
+    resets, reset_seconds = 0, 0.0
+    begin = time.perf_counter()
+    commands = reset()
+    reset_seconds += time.perf_counter() - begin
+    for _ in range(steps):
+        commands, done = step(rng.choice(commands))
+        if done:
+            started = time.perf_counter()
+            commands = reset()
+            reset_seconds += time.perf_counter() - started
+            resets += 1
+    seconds = time.perf_counter() - begin
+    return {
+        "steps_per_s": steps / (seconds - reset_seconds),
+        "steps_per_s_with_resets": steps / seconds,
+        "resets": resets,
+        "reset_ms": 1000 * reset_seconds / (resets + 1),
+    }
+
+
+def homesim_game(trajectories: Path, layouts: Path, seed: int) -> tuple[Reset, Step]:
+    splits, scenes, _ = import_alfred(trajectories, layouts)
+    env = AlfredTextEnv([e for es in splits.values() for e in es], scenes)
+    env.reset(seed=seed)  # seeds the env's episode draws; `play` resets again
+
+    def reset() -> list[str]:
+        return env.reset()[1]["admissible_commands"]
+
+    def step(command: str) -> tuple[list[str], bool]:
+        _, _, terminated, truncated, info = env.step(command)
+        return info["admissible_commands"], terminated or truncated
+
+    return reset, step
+
+
+def textworld_game(folder: Path) -> tuple[Reset, Step]:
+    import textworld
+
+    options = textworld.GameOptions()  # what `tw-make custom --world-size 5 ... --seed 1` sets
+    options.seeds, options.nb_rooms, options.nb_objects = 1, 5, 10
+    options.chaining.min_length = options.chaining.max_length = options.chaining.max_depth = 5
+    options.path = str(folder / "game.z8")
+    game_file, _ = textworld.make(options)
+    env = textworld.start(game_file, request_infos=textworld.EnvInfos(admissible_commands=True))
+    said = 0
+
+    def reset() -> list[str]:
+        nonlocal said
+        said = 0
+        return env.reset()["admissible_commands"]
+
+    def step(command: str) -> tuple[list[str], bool]:
+        nonlocal said
+        said += 1
+        state, _, done = env.step(command)
+        return state["admissible_commands"], done or said >= MAX_COMMANDS
+
+    return reset, step
+
+
+def textworld_express_game(seed: int) -> tuple[Reset, Step]:
+    from textworld_express import TextWorldExpressEnv
+
+    if shutil.which("java") is None:
+        raise Unavailable("it runs on Java, and there is no `java` (apt-get install -y default-jre-headless)")
+    env = TextWorldExpressEnv(envStepLimit=MAX_COMMANDS)
+    env.load(gameName="coin", gameParams="")
+    env.reset(seed=seed, gameFold="train", generateGoldPath=False)  # later resets draw the next seeds
+
+    def reset() -> list[str]:
+        return sorted(env.reset()[1]["validActions"])
+
+    def step(command: str) -> tuple[list[str], bool]:
+        _, _, done, infos = env.step(command)
+        return sorted(infos["validActions"]), done
+
+    return reset, step
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--trajectories", type=Path, default=SHARED / "trajectories" / "valid_seen.jsonl.gz")
+    parser.add_argument("--layouts", type=Path, default=SHARED / "layouts")
+    parser.add_argument("--steps", type=int, default=20_000)
+    parser.add_argument("--warmup", type=int, default=5_000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    console = Console()
+    figures: dict[str, dict] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        games = {
+            HOMESIM: lambda: homesim_game(args.trajectories, args.layouts, args.seed),
+            "TextWorld (5 rooms)": lambda: textworld_game(Path(folder)),
+            "TextWorldExpress (coin)": lambda: textworld_express_game(args.seed),
+        }
+        for name, make in games.items():
+            try:
+                reset, step = make()
+            except ImportError as missing:
+                console.print(f"skipped {name}: {missing.name} is not installed (pip install -e '.[bench]')")
+                continue
+            except Unavailable as reason:
+                console.print(f"skipped {name}: {reason}")
+                continue
+            cold = play(reset, step, random.Random(args.seed), args.warmup)["steps_per_s"]
+            figures[name] = {**play(reset, step, random.Random(args.seed + 1), args.steps), "cold_steps_per_s": cold}
+    ours = figures.get(HOMESIM)
+    table = Table(title=f"text games, random admissible commands, {args.steps:,} steps after {args.warmup:,} warm-up")
+    for column in ("game", "steps/s", "cold", "ms/reset", "homesim is"):
+        table.add_column(column, justify="right")
+    for name, f in figures.items():
+        ratio = f"{ours['steps_per_s'] / f['steps_per_s']:.1f}x" if ours else "-"
+        table.add_row(name, f"{f['steps_per_s']:,.0f}", f"{f['cold_steps_per_s']:,.0f}", f"{f['reset_ms']:.2f}", ratio)
+    console.print(table)
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=1))
+
+
+if __name__ == "__main__":
+    main()
