@@ -243,7 +243,7 @@ def test_look_at_obj_in_light_by_real_actions():
     assert counts(scene, state, goal) == (1, 2)
     state = run(scene, state, "lamp", ("ToggleObjectOn", DESK_LAMP))
     assert counts(scene, state, goal) == (2, 2)
-    state = run(scene, state, "RotateRight")
+    state = run(scene, state, "RotateRight", "RotateRight")  # the lamp behind the agent
     assert counts(scene, state, goal) == (1, 2)
 
 

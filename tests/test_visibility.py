@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import replace
 
 import pytest
@@ -101,8 +102,11 @@ def test_visible_objects_agrees_with_the_rule_at_random_poses(valid_seen, scenes
 
 
 def test_expert_targets_are_visible_ahead_and_not_behind(valid_seen, scenes):
-    """Every interaction of every valid_seen demonstration (all 80-odd floor plans: 0.5 s)."""
-    ahead = behind = total = 0
+    """Every interaction of every valid_seen demonstration (all 80-odd floor plans: 0.5 s). Turned 180
+    degrees, a target stays visible only when the camera looks 45 degrees down or more: then the image's
+    bottom edge leans back behind the agent's feet, as a pinhole camera's does."""
+    ahead = total = 0
+    behind = Counter()  # horizon -> targets still visible turned around
     for floor_plan, scene in scenes.items():
         for episode in episodes_in(valid_seen, scenes, floor_plan):
             for state, action in expert_states(scene, episode):
@@ -111,10 +115,12 @@ def test_expert_targets_are_visible_ahead_and_not_behind(valid_seen, scenes):
                 total += 1
                 ahead += why_not_visible(scene, state, CATALOG, 0, action.target) is None
                 turned = with_pose(state, yaw=(state.agents[0].yaw + 180) % 360)
-                behind += why_not_visible(scene, turned, CATALOG, 0, action.target) is None
+                if why_not_visible(scene, turned, CATALOG, 0, action.target) is None:
+                    behind[turned.agents[0].horizon] += 1
     assert total > 1500  # 1,636 interactions today
     assert ahead == total
-    assert behind <= 0.10 * total  # 33 (2.0%) today
+    assert set(behind) <= {45, 60}  # 212 today, 194 of them at 60 degrees
+    assert behind.total() <= 0.15 * total
 
 
 # --- closed receptacles hide their contents ----------------------------------------------------------------------
