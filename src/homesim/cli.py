@@ -237,6 +237,9 @@ def evaluate_command(
     out: Annotated[Path, typer.Option(help="folder for run.json, records.jsonl and summary.json")] = Path("out/eval"),
     interaction: Annotated[str, typer.Option(help="oracle (object ids) or mask (300x300 pixel masks)")] = "oracle",
     pixels: Annotated[str, typer.Option(help="images agents see, comma-separated: rgb,depth,segmentation")] = "",
+    interface: Annotated[
+        str, typer.Option(help="embodied (ALFRED's actions) or text (ALFWorld-style commands, homesim/ALFRED-Text-v0)")
+    ] = "embodied",
 ) -> None:
     """Evaluate an agent under ALFRED's protocol and print the paper's tables."""
     from homesim.agents.protocol import OBSERVATION_FILTERS
@@ -277,21 +280,27 @@ def evaluate_command(
     images = tuple(p for p in pixels.split(",") if p)
     if interaction not in ("oracle", "mask") or set(images) - {"rgb", "depth", "segmentation"}:
         raise typer.BadParameter("--interaction is oracle or mask; --pixels some of rgb,depth,segmentation")
-    config = EvaluationConfig(
-        agent=agent,
-        seed=seed,
-        observation_filter=observation_filter,
-        subgoals=subgoals,
-        interaction=interaction,
-        pixels=images,
-    )
+    try:
+        config = EvaluationConfig(
+            agent=agent,
+            seed=seed,
+            observation_filter=observation_filter,
+            subgoals=subgoals,
+            interaction=interaction,
+            pixels=images,
+            interface=interface,
+        )
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--interface") from e
 
     def progress(items, total):
         return track(items, total=total, description=f"evaluating {agent}", console=console)
 
     summary = evaluate(splits, scenes, config, out, workers=workers, progress=progress)
     console.print(
-        subgoals_table(summary) if subgoals else splits_table(summary, f"{agent} on {episodes or 'built-in episodes'}")
+        subgoals_table(summary)
+        if subgoals
+        else splits_table(summary, f"{agent} ({interface}) on {episodes or 'built-in episodes'}")
     )
     console.print(f"records and summary written to {out}/")
 

@@ -1,5 +1,6 @@
 """The expert agent: the live expert's next action from the current state (`planning.expert`), given by
-the env as a privileged hint; without hints, it replays the episode's demonstration."""
+the env as a privileged hint (in the text game, its next command); without hints, it replays the
+episode's demonstration."""
 
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ class ExpertAgent:
         self.plan, self.next = task.expert_actions, task.start_step
 
     def act(self, observation: dict) -> AgentAction:
+        if "expert_command" in observation:  # the text game; None: the expert has no way to the goal
+            command = observation["expert_command"]
+            return AgentAction(STOP if command is None else command)
         if "expert_action" in observation:
             action = observation["expert_action"]
             return AgentAction(STOP) if action is None else AgentAction(action.name, action.target)

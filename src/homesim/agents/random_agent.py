@@ -1,4 +1,5 @@
-"""ALFRED's random baseline: a uniformly random action each step, with a random target."""
+"""ALFRED's random baseline: a uniformly random action each step, with a random target; in the text game,
+ALFWorld's: a uniformly random admissible command."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ class RandomAgent:
         self.rng = random.Random(f"{self.seed}/{task.episode_id}")  # the same episode gets the same actions
 
     def act(self, observation: dict) -> AgentAction:
+        if "admissible_commands" in observation:
+            return AgentAction(self.rng.choice(observation["admissible_commands"]))
         action = self.rng.choice(ACTIONS)
         if action not in INTERACT_ACTIONS:
             return AgentAction(action)

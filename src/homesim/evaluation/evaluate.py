@@ -18,13 +18,16 @@ from pathlib import Path
 from homesim.agents.registry import load_agent
 from homesim.datasets.alfred import AlfredEpisode
 from homesim.envs.alfred import MAX_FAILS, MAX_STEPS, AlfredEnv
+from homesim.envs.alfred_text import AlfredTextEnv
 from homesim.evaluation.metrics import summarize
 from homesim.evaluation.records import EpisodeRecord
 from homesim.evaluation.runner import run_episode
 from homesim.evaluation.subgoals import run_subgoal, summarize_subgoals
+from homesim.evaluation.text_runner import run_text_episode
 from homesim.world.scene import Scene
 
 CHUNK = 8  # work items per task sent to a worker process
+INTERFACES = ("embodied", "text")
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,13 @@ class EvaluationConfig:
     max_fails: int = MAX_FAILS
     interaction: str = "oracle"  # or "mask": agents aim interactions with pixel masks
     pixels: tuple[str, ...] = ()  # egocentric images in the observations: rgb, depth, segmentation
+    interface: str = "embodied"  # or "text": the ALFWorld-style text game over the same episodes
+
+    def __post_init__(self) -> None:
+        if self.interface not in INTERFACES:
+            raise ValueError(f"unknown interface {self.interface!r}; known: {', '.join(INTERFACES)}")
+        if self.interface == "text" and (self.subgoals or self.pixels or self.interaction != "oracle"):
+            raise ValueError("the text interface has no sub-goal evaluation, pixels or masks")
 
 
 WorkItem = tuple[str, int, int, int | None]  # split, episode index, annotation, sub-goal index
@@ -66,13 +76,18 @@ class Evaluator:
         # Sub-goal evaluation scores ALFRED's own sub-goals: there the expert replays the demonstration's
         # segment; the live expert would head for the whole task by its own route.
         hints = getattr(self.agent, "needs_expert_hints", False) and not config.subgoals
-        self.env = AlfredEnv(
-            episodes, scenes, config.max_steps, config.max_fails, hints, config.pixels, config.interaction
-        )
+        if config.interface == "text":
+            self.env = AlfredTextEnv(episodes, scenes, max_steps=config.max_steps)
+        else:
+            self.env = AlfredEnv(
+                episodes, scenes, config.max_steps, config.max_fails, hints, config.pixels, config.interaction
+            )
 
     def run(self, item: WorkItem) -> EpisodeRecord:
         split, index, annotation, subgoal = item
         episode = self.splits[split][index]
+        if self.config.interface == "text":
+            return run_text_episode(self.env, self.agent, episode, annotation, split, self.config.observation_filter)
         if subgoal is None:
             return run_episode(self.env, self.agent, episode, annotation, split, self.config.observation_filter)
         return run_subgoal(self.env, self.agent, episode, subgoal, annotation, split, self.config.observation_filter)

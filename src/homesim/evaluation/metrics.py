@@ -70,13 +70,21 @@ def bootstrap_interval(
     return [float(low), float(high)]
 
 
+def mean(values: Sequence[float]) -> float | None:
+    return float(np.mean(values)) if len(values) else None
+
+
 def figures(records: Sequence[EpisodeRecord], samples: int = BOOTSTRAP_SAMPLES) -> dict:
-    """Every metric with its interval: {"episodes": n, name: {"value", "ci95"}}."""
+    """Every metric with its interval: {"episodes": n, name: {"value", "ci95"}}, and the mean path length
+    (low-level steps) and, for text-game records, the mean number of text commands."""
+    said = [r.commands for r in records if r.commands is not None]
     return {
         "episodes": len(records),
         **{
             name: {"value": metric(records, name), "ci95": bootstrap_interval(records, name, samples)} for name in TERMS
         },
+        "mean_path_length": mean([r.path_length for r in records]),
+        **({"mean_commands": mean(said)} if said else {}),
     }
 
 

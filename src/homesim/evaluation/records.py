@@ -19,17 +19,19 @@ class EpisodeRecord:
     annotation: int  # which human annotation (ALFRED's repeat_idx) the agent was given
     split: str
     task_type: str
-    actions: list[list]  # [action name, target or None] per step; a mask target is written as "mask:<pixels>"
+    actions: list[list]  # [action name, target or None] per step; a mask target is written as "mask:<pixels>";
+    # in the text game, [command, None] per command
     action_success: list[bool]
     failures: list[list]  # [step index, why] for each failed step
     conditions_met: int  # goal conditions at the end of the episode
     conditions_total: int
     goal_satisfied: bool
-    path_length: int  # steps taken, failed ones included, the stop excluded (ALFRED's t)
+    path_length: int  # low-level steps taken, failed ones included, the stop excluded (ALFRED's t)
     reference_length: int  # the expert demonstration's length (ALFRED's L*)
     stopped: bool
-    end_reason: str  # "stop", "max_steps", "max_fails"
+    end_reason: str  # "stop", "max_steps", "max_fails"; in the text game also "goal_satisfied", "max_commands"
     subgoal: dict | None = field(default=None)  # sub-goal evaluation: {"index", "action", "success"}
+    commands: int | None = field(default=None)  # text commands said (the text game only)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)

@@ -14,23 +14,33 @@ def cell(figures: dict, metric: str, plw: str) -> str:
     return text + (f" [{100 * interval[0]:.1f}-{100 * interval[1]:.1f}]" if interval else "")
 
 
-def _row(figures: dict) -> list[str]:
-    return [
+def _mean(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def _row(figures: dict, text: bool) -> list[str]:
+    row = [
         str(figures["episodes"]),
         cell(figures, "task_success", "plw_task_success"),
         cell(figures, "goal_condition_success", "plw_goal_condition_success"),
+        _mean(figures.get("mean_path_length")),
     ]
+    return row + [_mean(figures.get("mean_commands"))] if text else row
 
 
 def splits_table(summary: dict, title: str) -> Table:
-    """One row per split (the paper's Table 2), then one per task type within it (its Table A1)."""
+    """One row per split (the paper's Table 2), then one per task type within it (its Table A1). Text-game
+    runs get a column of text commands beside the low-level path length."""
+    text = summary["config"].get("interface") == "text"
     table = Table(title=title)
-    for column in ("split / task type", "episodes", "Task (PLW) [95% CI]", "Goal-Cond (PLW) [95% CI]"):
+    columns = ["split / task type", "episodes", "Task (PLW) [95% CI]", "Goal-Cond (PLW) [95% CI]", "steps"]
+    for column in columns + (["commands"] if text else []):
         table.add_column(column, justify="left" if column.startswith("split") else "right")
     for split, figures in summary["splits"].items():
-        table.add_row(split or "(no split)", *_row(figures["all"]), style="bold")
+        table.add_row(split or "(no split)", *_row(figures["all"], text), style="bold")
         for task_type, by_type in figures["by_task_type"].items():
-            table.add_row(f"  {task_type}", *_row(by_type), end_section=task_type == list(figures["by_task_type"])[-1])
+            last = task_type == list(figures["by_task_type"])[-1]
+            table.add_row(f"  {task_type}", *_row(by_type, text), end_section=last)
     return table
 
 

@@ -30,7 +30,8 @@ def task_spec(episode: AlfredEpisode, annotation: int, start_step: int = 0) -> T
     )
 
 
-def _problem(e: Exception, where: str) -> str:
+def agent_problem(e: Exception, where: str) -> str:
+    """Why a step failed when the agent raised: the exception and where in the agent's code."""
     frame = traceback.extract_tb(e.__traceback__)[-1]
     return f"agent raised {type(e).__name__} in {where}: {e} ({frame.filename}:{frame.lineno})"
 
@@ -77,7 +78,7 @@ def play(
     try:
         agent.reset(filter_task(observation_filter, task))
     except Exception as e:  # an agent's bug must not end the evaluation
-        broken = _problem(e, "reset")
+        broken = agent_problem(e, "reset")
     truncated = False
     while not (result.stopped or truncated or result.done):
         answer, problem = {"action": None}, broken
@@ -89,7 +90,7 @@ def play(
                 reply = agent.act(seen)
                 answer = {"action": reply.action, "target": reply.target} if isinstance(reply, AgentAction) else reply
             except Exception as e:
-                problem = _problem(e, "act")
+                problem = agent_problem(e, "act")
         observation, _, result.stopped, truncated, result.info = env.step(answer)
         if result.stopped:
             break
