@@ -10,6 +10,7 @@ a floor lamp's switch is far above its pivot. Occlusion is not modelled.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -54,101 +55,148 @@ def enclosed(state: State, catalog: Catalog, object_id: str) -> str | None:
     return None
 
 
-def _footprint_points(box: Box) -> list[tuple[float, float]]:
+@functools.lru_cache(maxsize=65536)  # boxes recur: fixed ones always, movable ones per (class, position)
+def _footprint_points(box: Box) -> tuple[tuple[float, float], ...]:
     """Points covering a box's floor footprint, at most SAMPLE_SPACING apart."""
     (x0, _, z0), (x1, _, z1) = box.lo, box.hi
     nx = max(1, math.ceil((x1 - x0) / SAMPLE_SPACING))
     nz = max(1, math.ceil((z1 - z0) / SAMPLE_SPACING))
-    return [(x0 + (x1 - x0) * i / nx, z0 + (z1 - z0) * j / nz) for i in range(nx + 1) for j in range(nz + 1)]
+    return tuple((x0 + (x1 - x0) * i / nx, z0 + (z1 - z0) * j / nz) for i in range(nx + 1) for j in range(nz + 1))
+
+
+@functools.lru_cache(maxsize=64)
+def _sin_cos(degrees: float) -> tuple[float, float]:
+    return math.sin(math.radians(degrees)), math.cos(math.radians(degrees))
 
 
 def _heading_frame(dx, dz, yaw: float):
     """Offsets on the floor plan as (ahead, right) of an agent facing `yaw` (0 faces +z, 90 faces +x)."""
-    sin, cos = math.sin(math.radians(yaw)), math.cos(math.radians(yaw))
+    sin, cos = _sin_cos(yaw)
     return dx * sin + dz * cos, dx * cos - dz * sin
 
 
-def _visible_heights(ahead_, right, horizon: float) -> tuple[np.ndarray, np.ndarray]:
-    """For vertical lines at (ahead, right) from the camera, the heights relative to the camera where each
-    line is inside the view: the pinhole camera's frustum (HALF_FOV both ways), pitched down by `horizon`.
+Row = tuple[float, float, float]  # (p, q, w): the value p * ahead + q * |right| + w
+
+
+@functools.lru_cache(maxsize=64)
+def _view_limits(horizon: float) -> tuple[tuple[Row, ...], tuple[Row, ...], tuple[Row, ...]]:
+    """The camera's view, pitched down by `horizon`, as limits on the height t (relative to the camera)
+    of the points of a vertical line at (ahead, right) from it: t <= row for each upper row, t >= row
+    for each lower row, and row >= 0 for each condition on the line itself.
 
     In camera coordinates a point at height t is forward f = c*ahead - s*t, up u = s*ahead + c*t (s, c the
     sine and cosine of the pitch), right = right; it is in view when |right| <= T*f and |u| <= T*f
-    (T = tan HALF_FOV), in front of the near plane. Each bound is linear in t, so a line meets the frustum
-    on one interval [lo, hi] (empty when lo > hi)."""
-    ahead_, right = np.asarray(ahead_, dtype=np.float64), np.asarray(right, dtype=np.float64)
+    (T = tan HALF_FOV: the pinhole frustum), in front of the near plane. Each is linear in t, k*t <= m,
+    so a line meets the frustum on one interval of heights."""
     s, c = math.sin(math.radians(horizon)), math.cos(math.radians(horizon))
-    lo, hi = np.full(ahead_.shape, -np.inf), np.full(ahead_.shape, np.inf)
-    bounds = (  # k * t <= m
-        (s, c * ahead_ - NEAR_PLANE),  # f >= near
-        (_T * s, _T * c * ahead_ - np.abs(right)),  # |right| <= T f
-        (c + _T * s, (_T * c - s) * ahead_),  # u <= T f
-        (_T * s - c, (_T * c + s) * ahead_),  # -u <= T f
+    bounds = (  # k, and m as a row
+        (s, (c, 0.0, -NEAR_PLANE)),  # f >= near
+        (_T * s, (_T * c, -1.0, 0.0)),  # |right| <= T f
+        (c + _T * s, (_T * c - s, 0.0, 0.0)),  # u <= T f
+        (_T * s - c, (_T * c + s, 0.0, 0.0)),  # -u <= T f
     )
-    for k, m in bounds:
+    upper, lower, conditions = [], [], []
+    for k, (p, q, w) in bounds:
         if abs(k) < 1e-12:
-            hi = np.where(m >= 0, hi, -np.inf)
-        elif k > 0:
-            hi = np.minimum(hi, m / k)
+            conditions.append((p, q, w))
         else:
-            lo = np.maximum(lo, m / k)
+            (upper if k > 0 else lower).append((p / k, q / k, w / k))
+    return tuple(upper), tuple(lower), tuple(conditions)
+
+
+def _column_heights(ahead_: float, right: float, horizon: float) -> tuple[float, float]:
+    """The lowest and highest visible height of the vertical line at (ahead, right) (lo > hi: none)."""
+    upper, lower, conditions = _view_limits(horizon)
+    right = abs(right)
+    lo, hi = -math.inf, math.inf
+    for p, q, w in conditions:
+        if p * ahead_ + q * right + w < 0:
+            return math.inf, -math.inf
+    for p, q, w in upper:  # plain loops: this runs for every footprint point visibility tests
+        hi = min(hi, p * ahead_ + q * right + w)
+    for p, q, w in lower:
+        lo = max(lo, p * ahead_ + q * right + w)
     return lo, hi
 
 
-def _wedge_tan(horizon: float) -> float | None:
-    """tan of the widest bearing (on the floor plan) the view reaches at this pitch, or None when it
-    reaches behind the agent's shoulders (looking steeply down or up, the image's corners lean back)."""
+def _visible_heights(ahead_: np.ndarray, right: np.ndarray, horizon: float) -> tuple[np.ndarray, np.ndarray]:
+    """`_column_heights` for many lines at once."""
+    upper, lower, conditions = _view_limits(horizon)
+    terms = np.stack((ahead_, np.abs(right), np.ones_like(ahead_)))
+    hi = (np.array(upper) @ terms.reshape(3, -1)).min(axis=0).reshape(ahead_.shape) if upper else np.inf
+    lo = (np.array(lower) @ terms.reshape(3, -1)).max(axis=0).reshape(ahead_.shape) if lower else -np.inf
+    for p, q, w in conditions:
+        hi = np.where(p * ahead_ + q * terms[1] + w >= 0, hi, -np.inf)
+    return np.broadcast_to(lo, ahead_.shape), np.broadcast_to(hi, ahead_.shape)
+
+
+@functools.lru_cache(maxsize=64)
+def _wedge_degrees(horizon: float) -> float:
+    """The widest bearing (on the floor plan) the view reaches at this pitch; 180 when it reaches behind
+    the agent's shoulders (looking steeply down or up, the image's corners lean back)."""
     s, c = math.sin(math.radians(horizon)), math.cos(math.radians(horizon))
     along = c - _T * abs(s)  # the corner rays' component along the heading
-    return _T / along if along > 1e-9 else None
-
-
-def _segments_seen(px, pz, y0: float, y1: float, agent: AgentState, camera_height: float) -> np.ndarray:
-    """Per vertical segment (px, y0..y1, pz): within reach and meeting the camera's view."""
-    dx, dz = np.asarray(px, dtype=np.float64) - agent.x, np.asarray(pz, dtype=np.float64) - agent.z
-    ahead_, right = _heading_frame(dx, dz, agent.yaw)
-    lo, hi = _visible_heights(ahead_, right, agent.horizon)
-    t0, t1 = y0 - camera_height, y1 - camera_height
-    return (np.hypot(dx, dz) <= VISIBILITY_DISTANCE) & (np.maximum(lo, t0) <= np.minimum(hi, t1))
+    return math.degrees(math.atan2(_T, along)) if along > 1e-9 else 180.0
 
 
 def _nearest_footprint_point(box: Box, agent: AgentState) -> tuple[float, float]:
     return min(max(agent.x, box.lo[0]), box.hi[0]), min(max(agent.z, box.lo[2]), box.hi[2])
 
 
-def _sample_points(box: Box, agent: AgentState) -> np.ndarray:
-    """The footprint points visibility tests (N, 2), the one nearest the agent first."""
-    return np.array([_nearest_footprint_point(box, agent), *_footprint_points(box)], dtype=np.float64)
+def _surely_unseen(box: Box, agent: AgentState, camera_height: float) -> bool:
+    """Cheap rejections that hold for every point of the box: beyond reach, outside the widest wedge of
+    bearings the view reaches at this pitch, or above or below every ray (pitch +- HALF_FOV)."""
+    nx, nz = _nearest_footprint_point(box, agent)
+    near = math.hypot(nx - agent.x, nz - agent.z)
+    if near > VISIBILITY_DISTANCE:
+        return True
+    cx, cz = (box.lo[0] + box.hi[0]) / 2 - agent.x, (box.lo[2] + box.hi[2]) / 2 - agent.z
+    radius, distance = math.hypot(box.hi[0] - box.lo[0], box.hi[2] - box.lo[2]) / 2, math.hypot(cx, cz)
+    wedge = _wedge_degrees(agent.horizon)
+    if wedge < 180.0 and distance > radius:
+        bearing = abs((math.degrees(math.atan2(cx, cz)) - agent.yaw + 180.0) % 360.0 - 180.0)
+        if bearing > wedge + math.degrees(math.asin(radius / distance)) + 1e-6:
+            return True
+    y0, y1 = box.lo[1], box.hi[1]
+    near, far = max(near, 1e-3), distance + radius
+    top = math.degrees(math.atan2(y1 - camera_height, near if y1 > camera_height else far))
+    bottom = math.degrees(math.atan2(y0 - camera_height, near if y0 < camera_height else far))
+    return bottom > -agent.horizon + HALF_FOV + 1e-6 or top < -agent.horizon - HALF_FOV - 1e-6
+
+
+def _seen_columns(box: Box, agent: AgentState, camera_height: float):
+    """The footprint points of `box` whose vertical segment is within reach and in view, the one nearest
+    the agent first, each with its (ahead, right) offset and its visible heights (relative to the camera)."""
+    t0, t1 = box.lo[1] - camera_height, box.hi[1] - camera_height
+    for px, pz in (_nearest_footprint_point(box, agent), *_footprint_points(box)):
+        dx, dz = px - agent.x, pz - agent.z
+        if dx * dx + dz * dz <= VISIBILITY_DISTANCE**2:
+            ahead_, right = _heading_frame(dx, dz, agent.yaw)
+            lo, hi = _column_heights(ahead_, right, agent.horizon)
+            if max(lo, t0) <= min(hi, t1):
+                yield px, pz, ahead_, right, lo, hi
 
 
 def in_view(box: Box, agent: AgentState, camera_height: float) -> bool:
     """Whether any part of `box` is within reach and inside the camera's view."""
-    nx, nz = _nearest_footprint_point(box, agent)
-    if math.hypot(nx - agent.x, nz - agent.z) > VISIBILITY_DISTANCE:
+    if _surely_unseen(box, agent, camera_height):
         return False
-    points = _sample_points(box, agent)
-    return bool(_segments_seen(points[:, 0], points[:, 1], box.lo[1], box.hi[1], agent, camera_height).any())
+    return next(_seen_columns(box, agent, camera_height), None) is not None
 
 
 def visible_point(box: Box, agent: AgentState, camera_height: float) -> tuple[float, float, float] | None:
     """The nearest point of `box` the agent sees, or None. Its height is where the camera's centre
     ray meets that point's distance, clamped to the part of the box in view there, so an object put
     there lies where the agent was looking."""
-    nx, nz = _nearest_footprint_point(box, agent)
-    if math.hypot(nx - agent.x, nz - agent.z) > VISIBILITY_DISTANCE:
+    if _surely_unseen(box, agent, camera_height):
         return None
-    points = _sample_points(box, agent)
-    seen = _segments_seen(points[:, 0], points[:, 1], box.lo[1], box.hi[1], agent, camera_height)
-    if not seen.any():
+    seen = sorted(_seen_columns(box, agent, camera_height), key=lambda c: (c[0] - agent.x) ** 2 + (c[1] - agent.z) ** 2)
+    if not seen:
         return None
-    points = points[seen]
-    distances = np.hypot(points[:, 0] - agent.x, points[:, 1] - agent.z)
-    px, pz = points[int(np.argmin(distances))]
-    ahead_, right = _heading_frame(px - agent.x, pz - agent.z, agent.yaw)
-    lo, hi = _visible_heights(ahead_, right, agent.horizon)
-    bottom, top = max(box.lo[1], camera_height + float(lo)), min(box.hi[1], camera_height + float(hi))
+    px, pz, ahead_, _, lo, hi = seen[0]
+    bottom, top = max(box.lo[1], camera_height + lo), min(box.hi[1], camera_height + hi)
     look_y = camera_height - max(ahead_, 0.05) * math.tan(math.radians(agent.horizon))
-    return float(px), min(max(look_y, bottom), top), float(pz)
+    return px, min(max(look_y, bottom), top), pz
 
 
 def visible_fixed(scene: Scene, agent: AgentState) -> frozenset[str]:
@@ -194,17 +242,18 @@ def visible_objects(scene: Scene, state: State, catalog: Catalog, agent_index: i
     """Every object the agent can interact with now (what ALFRED calls visible), in id order."""
     agent = state.agents[agent_index]
     fx, fz = YAW_STEP[agent.yaw]
-    wedge = _wedge_tan(agent.horizon)
+    wedge = _wedge_degrees(agent.horizon)
+    slope = math.tan(math.radians(wedge)) if wedge < 90.0 else None
+    reach, margin = (VISIBILITY_DISTANCE + MOVABLE_RADIUS) ** 2, (1 + (slope or 0.0)) * MOVABLE_RADIUS
     found = list(visible_fixed(scene, agent))
     for o in state.objects.values():
         if o.position is None:
             continue
         # Cheap prefilter, generous by MOVABLE_RADIUS: within reach and inside the view's widest wedge.
         dx, dz = o.position[0] - agent.x, o.position[2] - agent.z
-        if dx * dx + dz * dz > (VISIBILITY_DISTANCE + MOVABLE_RADIUS) ** 2:
+        if dx * dx + dz * dz > reach:
             continue
-        ahead_, aside = dx * fx + dz * fz, abs(dx * fz - dz * fx)
-        if wedge is not None and aside > ahead_ * wedge + (1 + wedge) * MOVABLE_RADIUS:
+        if slope is not None and abs(dx * fz - dz * fx) > (dx * fx + dz * fz) * slope + margin:
             continue
         if _in_view(scene, state, catalog, agent, o.id):
             found.append(o.id)
@@ -221,7 +270,7 @@ def in_view_from(box: Box, cells: np.ndarray, camera_height: float) -> np.ndarra
     7 horizons). The same rule (reach, the camera's frustum at each yaw and horizon), vectorised."""
     (x0, y0, z0), (x1, y1, z1) = box.lo, box.hi
     agents = cells.astype(np.float64) * GRID_SIZE
-    points = np.array(_footprint_points(box), dtype=np.float64).reshape(1, -1, 2)
+    points = np.array(_footprint_points(box)).reshape(1, -1, 2)
     nearest = np.stack([np.clip(agents[:, 0], x0, x1), np.clip(agents[:, 1], z0, z1)], axis=1)[:, None, :]
     points = np.concatenate([np.broadcast_to(points, (len(agents), points.shape[1], 2)), nearest], axis=1)
     dx, dz = points[..., 0] - agents[:, None, 0], points[..., 1] - agents[:, None, 1]
