@@ -9,6 +9,8 @@ as a literal, so that a test fails if any formula changes:
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from homesim.evaluation.metrics import TERMS, bootstrap_interval, figures, metric, summarize
@@ -155,7 +157,15 @@ def test_no_records_gives_none(name):
 
 
 def test_figures_of_no_records():
-    assert figures([]) == {"episodes": 0, **{name: {"value": None, "ci95": None} for name in METRICS}}
+    empty = {name: {"value": None, "ci95": None} for name in METRICS}
+    assert figures([]) == {"episodes": 0, **empty, "mean_path_length": None}
+
+
+def test_figures_give_mean_path_length_and_text_commands_where_there_are_any():
+    embodied = [rec("a", True, 1, 1, 10, 10), rec("b", False, 0, 1, 20, 10)]
+    assert figures(embodied)["mean_path_length"] == 15.0 and "mean_commands" not in figures(embodied)
+    text = [replace(r, commands=n) for r, n in zip(embodied, (3, 6), strict=True)]
+    assert figures(text)["mean_commands"] == 4.5
 
 
 def test_the_metric_set_is_alfreds_four():
