@@ -1,6 +1,8 @@
 """The ALFWorld-style text env: the expert's high-level plan, said in text, solves the tasks through it;
-partial observability; malformed commands answer "Nothing happens."; determinism."""
+partial observability; malformed commands answer "Nothing happens."; determinism; its fast paths (routes
+read off tables, walks made at once, what a state shows remembered) change nothing."""
 
+import random
 import re
 
 import pytest
@@ -8,9 +10,18 @@ from gymnasium.utils.env_checker import check_env
 
 from homesim.datasets.alfred_episodes import import_alfred
 from homesim.datasets.builtin import builtin_episodes
+from homesim.envs import alfred_text
 from homesim.envs.alfred_text import NOTHING, AlfredTextEnv, listing, parse_command, subgoal_commands
 from homesim.planning.expert import plan
+from homesim.planning.poses import path_to_use, walk
+from homesim.planning.use_routes import UseRoutes
 from homesim.world import actions as A
+from homesim.world.actions import Action
+from homesim.world.catalog import alfred_catalog
+from homesim.world.dynamics import step
+from homesim.world.geometry import HORIZONS, YAWS
+from homesim.world.scene import GRID_SIZE
+from homesim.world.state import AgentState
 
 
 @pytest.fixture(scope="module")
@@ -60,8 +71,6 @@ def test_expert_plan_in_text_solves_all_70_real_samples(samples):
 
 def test_the_text_trajectory_replays_in_the_embodied_world(samples):
     """The low-level actions a text episode ran are an embodied trajectory that reaches the same state."""
-    from homesim.world.dynamics import step
-
     episodes, scenes = samples
     env = AlfredTextEnv(episodes, scenes)
     index = next(i for i, e in enumerate(episodes) if e.goal.task_type == "pick_heat_then_place_in_recep")
@@ -206,3 +215,90 @@ def test_helpers():
 
 def test_passes_gymnasiums_env_checker(builtin):
     check_env(AlfredTextEnv(*builtin), skip_render_check=True)
+
+
+class _Searching:
+    """Routes the simple way: a search from the agent's pose each time."""
+
+    def __init__(self, scene, catalog):
+        self.scene, self.catalog = scene, catalog
+
+    def path(self, state, target, also=None):
+        return path_to_use(self.scene, state, self.catalog, 0, target, also)
+
+
+class _SlowTextEnv(AlfredTextEnv):
+    """The text env without its fast paths: routes searched, nothing remembered between questions (and,
+    with `walk` patched away, every navigation action stepped)."""
+
+    def reset(self, **kwargs):
+        observation, info = super().reset(**kwargs)
+        self.routes = _Searching(self.scene, self.catalog)
+        return observation, info
+
+    def _derived(self):
+        return {}
+
+
+def random_play(env, indices, commands=40):
+    """Mostly admissible commands, some anything the names allow; everything the env answers, per command."""
+    rng, trace = random.Random(0), []
+    for index in indices:
+        _, info = env.reset(options={"episode": index})
+        for _ in range(commands):
+            if rng.random() < 0.8:
+                command = rng.choice(info["admissible_commands"])
+            else:
+                verb = rng.choice(["take {} from {}", "put {} in/on {}", "open {}", "heat {} with {}", "go to {}"])
+                command = verb.format(*rng.sample(sorted(env.names.values()), 2))
+            feedback, reward, terminated, truncated, info = env.step(command)
+            trace.append(
+                (command, feedback, reward, terminated, truncated, info, list(env.low_level_actions), env.state)
+            )
+            if terminated or truncated:
+                break
+    return trace
+
+
+def test_fast_paths_answer_as_searching_and_stepping_does(samples, monkeypatch):
+    episodes, scenes = samples
+    indices = range(0, len(episodes), 9)
+    fast = random_play(AlfredTextEnv(episodes, scenes), indices)
+    monkeypatch.setattr(alfred_text, "walk", lambda *args: None)
+    slow = random_play(_SlowTextEnv(episodes, scenes), indices)
+    assert len(fast) > 200 and fast[-1][6] and sum(not info["last_command_success"] for *_, info, _, _ in fast) > 20
+    for a, b in zip(fast, slow, strict=True):
+        assert a == b, a[0]
+
+
+def test_routes_off_tables_are_the_searched_ones(samples):
+    episodes, scenes = samples
+    catalog, rng = alfred_catalog(), random.Random(1)
+    for e in episodes[::12]:
+        scene, state = scenes[e.scene_id], e.initial_state
+        routes, cells = UseRoutes(scene, catalog), sorted(scene.reachable)
+        basins = [f for f in scene.fixed if catalog[scene.fixed[f].cls].basin]
+        faucets = [f for f in scene.fixed if scene.fixed[f].cls == "Faucet"]
+        targets = [(t, None) for t in rng.sample(sorted(state.objects), 10)] + [(b, f) for b in basins for f in faucets]
+        for target, also in targets:
+            for _ in range(8):
+                x, z = rng.choice(cells)
+                agent = AgentState(x * GRID_SIZE, z * GRID_SIZE, rng.choice(YAWS), rng.choice(HORIZONS))
+                here = state.with_agent(0, agent)
+                assert routes.path(here, target, also) == path_to_use(scene, here, catalog, 0, target, also)
+
+
+def test_a_walk_made_at_once_is_the_steps_one_by_one(samples):
+    episodes, scenes = samples
+    rng = random.Random(2)
+    for e in episodes[::10]:
+        scene, state = scenes[e.scene_id], e.initial_state
+        for _ in range(20):
+            path = rng.choices(A.NAVIGATION_ACTIONS, k=rng.randrange(1, 12))
+            stepped = state
+            for name in path:
+                stepped, event = step(scene, stepped, Action(name))
+                if not event.success:
+                    stepped = None
+                    break
+            assert walk(scene, state, 0, path) == stepped

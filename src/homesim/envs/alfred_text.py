@@ -21,30 +21,31 @@ cut it short (`truncated`). `info` carries `admissible_commands`, `won`, goal co
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from collections.abc import Mapping, Sequence
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import gymnasium
 from gymnasium import spaces
 
 from homesim.datasets.alfred import AlfredEpisode
 from homesim.envs.alfred import choose_episode, episodes_with_scenes
-from homesim.planning.poses import path_to_use, pose_of, shortest_path, use_poses
+from homesim.planning.poses import walk
+from homesim.planning.use_routes import UseRoutes
 from homesim.tasks.alfred import AlfredGoal, Subgoal, goal_conditions
 from homesim.world import actions as A
 from homesim.world.actions import Action
 from homesim.world.catalog import CLEANS, COOLS, HEATS, alfred_catalog
 from homesim.world.dynamics import step
 from homesim.world.geometry import enclosed, why_not_visible
-from homesim.world.scene import Scene, to_cell
-from homesim.world.state import State
+from homesim.world.scene import Scene
 
 MAX_COMMANDS = 50  # ALFWorld's usual budget of text commands per episode
 MAX_STEPS = 1000  # ALFRED's budget of low-level steps
 NOTHING = "Nothing happens."
-ROUTE_CACHE = 100_000  # shortest paths remembered per env (cleared when full)
+NAVIGATION = {name: Action(name) for name in A.NAVIGATION_ACTIONS}
 NAME = r"([a-z]+ \d+)"
 COMMANDS = (
     "go to X",
@@ -87,6 +88,14 @@ _PATTERNS = [
 ]
 
 
+class _Layout(NamedTuple):
+    """Where the loose objects (not places, not held) are, in one state of the objects."""
+
+    place: dict[str, str | None]  # each one's place
+    on: dict[str | None, list[str]]  # by what each lies directly in or on (lying loose: its place), in name order
+    at: dict[str | None, list[str]]  # by place, in name order
+
+
 class _Failed(Exception):
     """A command that cannot run: the message says why (the agent only sees "Nothing happens.")."""
 
@@ -95,6 +104,11 @@ def parse_command(text: object) -> tuple[str, tuple[str, ...]] | None:
     """The verb and object names a command stands for, or None if it is no command."""
     if not isinstance(text, str):
         return None
+    return _parse(text)
+
+
+@functools.lru_cache(maxsize=4096)  # agents say the same few commands again and again
+def _parse(text: str) -> tuple[str, tuple[str, ...]] | None:
     text = " ".join(text.lower().strip().rstrip(".!").split())
     for verb, pattern in _PATTERNS:
         match = pattern.match(text)
@@ -142,8 +156,7 @@ class AlfredTextEnv(gymnasium.Env):
         self.episodes, self.scenes = episodes_with_scenes(episodes, scenes)
         self.max_commands, self.max_steps = max_commands, max_steps
         self.catalog = alfred_catalog()
-        self._use_poses: dict[tuple, set] = {}  # (scene id, fixed target, fixed also) -> poses to use it from
-        self._routes: dict[tuple, list[str] | None] = {}  # ... and a start pose -> the shortest path
+        self._routes: dict[str, UseRoutes] = {}  # per scene id
         self.observation_space = spaces.Text(16384, min_length=0, charset=string.printable)
         self.action_space = spaces.Text(256, min_length=0, charset=string.printable)
         self.episode: AlfredEpisode | None = None
@@ -155,6 +168,10 @@ class AlfredTextEnv(gymnasium.Env):
         options = options or {}
         self.episode = choose_episode(self.episodes, self.scenes, options.get("episode"), self.np_random)
         self.scene, self.state = self.scenes[self.episode.scene_id], self.episode.initial_state
+        if self.scene.id not in self._routes:
+            self._routes[self.scene.id] = UseRoutes(self.scene, self.catalog)
+        self.routes = self._routes[self.scene.id]
+        self._memo_objects: dict | None = None  # the objects `_memo` was derived from
         k = options.get("annotation", 0)
         if k == "template" or not self.episode.annotations:
             task = goal_sentence(self.episode.goal)
@@ -164,8 +181,13 @@ class AlfredTextEnv(gymnasium.Env):
         self.names: dict[str, str] = {}
         self.ids: dict[str, str] = {}
         self._counts: dict[str, int] = {}
+        self._order: dict[str, tuple[str, int]] = {}  # names sort by class, then number
         self._name_new_objects()
-        self.locations = sorted((f.id for f in self.scene.fixed.values() if self._is_place(f.cls)), key=self._sort_key)
+        self.locations = sorted(
+            (f.id for f in self.scene.fixed.values() if self._is_place(f.cls)), key=self._order.__getitem__
+        )
+        self._places = frozenset(self.locations)
+        self._go_to = sorted(((p, f"go to {self.names[p]}") for p in self.locations), key=lambda pc: pc[1])
         self._nearest_place: dict[tuple, str] = {}
         self.location: str | None = None
         self.low_level_actions: list[Action] = []
@@ -208,16 +230,13 @@ class AlfredTextEnv(gymnasium.Env):
         c = self.catalog[cls]
         return c.receptacle or (c.toggleable and c.effect is None)
 
-    def _sort_key(self, object_id: str) -> tuple[str, int]:
-        cls, n = self.names[object_id].rsplit(" ", 1)
-        return cls, int(n)
-
     def _name_new_objects(self) -> None:
         for object_id in sorted(set(self.state.objects) - set(self.names)):
             cls = self.state.objects[object_id].cls.lower()
             self._counts[cls] = self._counts.get(cls, 0) + 1
             name = f"{cls} {self._counts[cls]}"
             self.names[object_id], self.ids[name] = name, object_id
+            self._order[object_id] = (cls, self._counts[cls])
 
     def name_of(self, object_id: str) -> str:
         """The text name of an object id."""
@@ -233,12 +252,25 @@ class AlfredTextEnv(gymnasium.Env):
     def held(self) -> str | None:
         return self.state.agents[0].held
 
+    def _derived(self) -> dict:
+        """Memos of what follows from the objects alone (where each object is, what each place shows, the
+        admissible commands there): `go to` moves only the agent, so they hold until an object changes.
+        Taking or putting something changes the objects too (the held one's parent and position)."""
+        if self._memo_objects is not self.state.objects:
+            self._memo_objects, self._memo = self.state.objects, {}
+        return self._memo
+
     def place_of(self, object_id: str) -> str | None:
         """The place an object is at: itself for a place, its nearest enclosing place, or (for an object lying
         loose) the nearest open surface to it; None while it is held."""
+        if object_id in self._places:
+            return object_id
+        return self._layout().place.get(object_id)
+
+    def _find_place(self, object_id: str) -> str | None:
         current = object_id
         while True:
-            if current in self.locations:
+            if current in self._places:
                 return current
             parent = self.state.objects[current].parent
             if parent is None:
@@ -263,31 +295,37 @@ class AlfredTextEnv(gymnasium.Env):
         c = self.catalog[self.state.objects[place].cls]
         return c.receptacle and not c.openable
 
+    def _layout(self) -> _Layout:
+        memo = self._derived()
+        if "layout" not in memo:
+            place: dict[str, str | None] = {}
+            on: dict[str | None, list[str]] = {}
+            at: dict[str | None, list[str]] = {}
+            places, held = self._places, self.held
+            for i, o in self.state.objects.items():
+                if i in places or i == held:
+                    continue
+                place[i] = where = self._find_place(i)
+                on.setdefault(o.parent if o.parent is not None else where, []).append(i)
+                at.setdefault(where, []).append(i)
+            for found in (*on.values(), *at.values()):
+                found.sort(key=self._order.__getitem__)
+            memo["layout"] = _Layout(place, on, at)
+        return memo["layout"]
+
     def _on(self, place: str) -> list[str]:
         """What lies directly in or on a place (loose objects near it included), as ALFWorld lists it."""
-        found = []
-        for o in self.state.objects.values():
-            if o.id in self.locations or o.id == self.held:
-                continue
-            if o.parent == place or (o.parent is None and self.place_of(o.id) == place):
-                found.append(o.id)
-        return sorted(found, key=self._sort_key)
+        return self._layout().on.get(place, [])
 
     def _here(self) -> list[str]:
         """Every object the agent can see where it is: at its place and not shut in a closed receptacle."""
         if self.location is None:
             return []
-        return sorted(
-            (
-                o
-                for o in self.state.objects
-                if o not in self.locations
-                and o != self.held
-                and self.place_of(o) == self.location
-                and enclosed(self.state, self.catalog, o) is None
-            ),
-            key=self._sort_key,
-        )
+        here = self._derived().setdefault("here", {})
+        if self.location not in here:
+            at = self._layout().at.get(self.location, [])
+            here[self.location] = [o for o in at if enclosed(self.state, self.catalog, o) is None]
+        return here[self.location]
 
     def _reachable(self, object_id: str) -> None:
         """Raises unless the object is the agent's place or can be seen there."""
@@ -302,6 +340,12 @@ class AlfredTextEnv(gymnasium.Env):
     # --- descriptions ----------------------------------------------------------------------------
 
     def describe(self, object_id: str) -> str:
+        descriptions = self._derived().setdefault("describe", {})
+        if object_id not in descriptions:
+            descriptions[object_id] = self._describe(object_id)
+        return descriptions[object_id]
+
+    def _describe(self, object_id: str) -> str:
         o, c = self.state.objects[object_id], self.catalog[self.state.objects[object_id].cls]
         name = self.names[object_id]
         if c.receptacle:
@@ -334,43 +378,31 @@ class AlfredTextEnv(gymnasium.Env):
                 raise _Failed(f"{action.name} {self.names.get(action.target or '', '')}: {event.message}".strip())
             done.append(action)
 
-        def walk(target: str, also: str | None = None) -> None:
-            path = self._path(state, target, also)
+        def walk_to(target: str, also: str | None = None) -> None:
+            nonlocal state
+            path = self.routes.path(state, target, also)
             if path is None:
                 raise _Failed(f"no reachable pose from which {self.names[target]} can be used")
-            for name in path:
-                do(Action(name))
+            arrived = walk(self.scene, state, 0, path)  # all at once: each step goes where the planner went
+            if arrived is None:  # a step would fail after all: take them one by one, to say which and why
+                for name in path:
+                    do(NAVIGATION[name])
+                return
+            state = arrived
+            done.extend(NAVIGATION[name] for name in path)
 
         if approach is not None:
-            walk(*approach)
+            walk_to(*approach)
         for action in interactions:
             if why_not_visible(self.scene, state, self.catalog, 0, action.target) is not None:
-                walk(action.target)
+                walk_to(action.target)
             do(action)
         if len(self.low_level_actions) + len(done) > self.max_steps:
             raise _Failed(f"the command needs {len(done)} low-level steps, over the limit of {self.max_steps}")
-        self.state = state
+        objects, self.state = self.state.objects, state
         self.low_level_actions += done
-        self._name_new_objects()
-
-    def _path(self, state: State, target: str, also: str | None = None) -> list[str] | None:
-        """`path_to_use`, with the poses a fixed object is used from computed once per scene (they never change)."""
-        if target not in self.scene.fixed or (also is not None and also not in self.scene.fixed):
-            return path_to_use(self.scene, state, self.catalog, 0, target, also)
-        key = (self.scene.id, target, also)
-        if key not in self._use_poses:
-            goals = use_poses(self.scene, state, self.catalog, 0, target)
-            if also is not None:
-                goals &= use_poses(self.scene, state, self.catalog, 0, also)
-            self._use_poses[key] = goals
-        others = frozenset(to_cell(a.x, a.z) for a in state.agents[1:])
-        route = (*key, pose_of(state.agents[0]), others)  # a static scene: the same start, the same path
-        if route not in self._routes:
-            if len(self._routes) >= ROUTE_CACHE:
-                self._routes.clear()
-            self._routes[route] = shortest_path(self.scene, route[3], self._use_poses[key], blocked=others)
-        path = self._routes[route]
-        return None if path is None else list(path)
+        if state.objects is not objects:
+            self._name_new_objects()
 
     # --- the commands ------------------------------------------------------------------------------
 
@@ -492,7 +524,7 @@ class AlfredTextEnv(gymnasium.Env):
             Action(A.PICKUP, obj),
         ]
         # the basin and its faucet in view together, so the water runs into the basin the agent sees
-        together = self._path(self.state, basin, faucet) is not None
+        together = self.routes.path(self.state, basin, faucet) is not None
         self._run(steps, approach=(basin, faucet) if together else None)
         return f"You clean the {self.names[obj]} using the {self.names[basin]}."
 
@@ -540,40 +572,61 @@ class AlfredTextEnv(gymnasium.Env):
 
     def admissible_commands(self) -> list[str]:
         """The commands whose text-level preconditions hold now (as ALFWorld lists them)."""
-        n, held, here = self.names, self.held, self._here()
-        found = [f"go to {n[p]}" for p in self.locations if p != self.location]
-        found += ["inventory", "look"]
+        admissible = self._derived().setdefault("admissible", {})
+        if self.location not in admissible:
+            admissible[self.location] = self._admissible()
+        return list(admissible[self.location])
+
+    def _admissible(self) -> list[str]:
+        n, held, place, objects, catalog = self.names, self.held, self.location, self.state.objects, self.catalog
+        found = ["inventory", "look"]
         if held is not None:
             found.append(f"examine {n[held]}")
-        place = self.location
-        visible = ([place] if place is not None else []) + here
-        for o in visible:
-            s, c = self.state.objects[o], self.catalog[self.state.objects[o].cls]
-            found.append(f"examine {n[o]}")
+            in_hand = objects[held].cls
+            cuts = catalog[in_hand].slices
+        for o in ([place] if place is not None else []) + self._here():
+            s = objects[o]
+            c = catalog[s.cls]
+            name = n[o]
+            found.append(f"examine {name}")
             if c.openable:
-                found.append(f"{'close' if s.is_open else 'open'} {n[o]}")
+                found.append(f"{'close' if s.is_open else 'open'} {name}")
             if c.toggleable and c.effect is None:
-                found.append(f"toggle {n[o]}")
+                found.append(f"toggle {name}")
                 if not s.is_on:
-                    found.append(f"use {n[o]}")
-            if held is None and c.pickupable:
-                found.append(f"take {n[o]} from {n[s.parent if s.parent is not None else place]}")
-            fits = held is not None and (
-                not c.pickupable or self.catalog.can_contain(s.cls, self.state.objects[held].cls)
-            )
+                    found.append(f"use {name}")
+            if held is None:
+                if c.pickupable:
+                    found.append(f"take {name} from {n[s.parent if s.parent is not None else place]}")
+                continue
+            fits = not c.pickupable or catalog.can_contain(s.cls, in_hand)
             if fits and c.receptacle and not (c.openable and not s.is_open):
-                found.append(f"put {n[held]} in/on {n[o]}")
-            if held is not None and self.catalog[self.state.objects[held].cls].slices and c.sliced_class:
-                found.append(f"slice {n[o]} with {n[held]}")
+                found.append(f"put {n[held]} in/on {name}")
+            if cuts and c.sliced_class:
+                found.append(f"slice {name} with {n[held]}")
         if held is not None and place is not None:
-            c = self.catalog[self.state.objects[place].cls]
+            c = catalog[objects[place].cls]
             verb = "clean" if c.basin else {HEATS: "heat", COOLS: "cool"}.get(c.effect)
             if verb is not None:
                 found.append(f"{verb} {n[held]} with {n[place]}")
-        return sorted(set(found))
+        found = sorted(set(found))  # "go to" commands are never among them: add the sorted ones and merge
+        found += (command for p, command in self._go_to if p != place)
+        found.sort()
+        return found
+
+    def _goal_conditions(self) -> tuple[int, int]:
+        # Beyond the objects, a goal reads ALFRED's history sets, and only looking at something under a
+        # lamp reads the agent's pose (the lamp in view).
+        state, goal = self.state, self.episode.goal
+        pose = state.agents if goal.task_type == "look_at_obj_in_light" else None
+        key = (pose, state.cleaned, state.heated, state.cooled)
+        conditions = self._derived().setdefault("goal", {})
+        if key not in conditions:
+            conditions[key] = goal_conditions(self.scene, state, goal)
+        return conditions[key]
 
     def _info(self) -> dict:
-        met, total = goal_conditions(self.scene, self.state, self.episode.goal)
+        met, total = self._goal_conditions()
         return {
             "episode_id": self.episode.id,
             "admissible_commands": self.admissible_commands(),

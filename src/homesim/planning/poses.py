@@ -2,20 +2,27 @@
 
 `path_to_use(scene, state, agent, target)` finds the shortest action sequence from the agent's pose to
 any pose from which the target can be interacted with (the engine's visibility rule), so the expert
-walks the way ALFRED's demonstrations do: turn, walk, turn, look down, interact.
+walks the way ALFRED's demonstrations do: turn, walk, turn, look down, interact. `walk` makes a planned
+path's moves in one go, where stepping each would build a state per action.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 
 from homesim.world import actions as A
 from homesim.world.catalog import Catalog
+from homesim.world.dynamics import HORIZON_MAX, HORIZON_MIN
 from homesim.world.geometry import HORIZONS, VISIBILITY_DISTANCE, YAW_STEP, YAWS, enclosed, in_view_from, object_box
 from homesim.world.scene import GRID_SIZE, Scene, to_cell
 from homesim.world.state import AgentState, State
 
 Pose = tuple[int, int, int, int]  # cell x, cell z, yaw, horizon
+_TURNS = {A.ROTATE_LEFT: -90, A.ROTATE_RIGHT: 90}
+_LOOKS = {A.LOOK_UP: -15, A.LOOK_DOWN: 15}
+_YAWS, _HORIZONS = np.array(YAWS), np.array(HORIZONS)
 
 
 def pose_of(agent: AgentState) -> Pose:
@@ -37,10 +44,24 @@ def use_poses(scene: Scene, state: State, catalog: Catalog, agent: int, target: 
         ],
         dtype=np.int64,
     ).reshape(-1, 2)
-    seen = in_view_from(box, cells, scene.camera_height)
-    return {
-        (int(cells[m, 0]), int(cells[m, 1]), YAWS[i], HORIZONS[j]) for m, i, j in zip(*np.nonzero(seen), strict=True)
-    }
+    m, i, j = np.nonzero(in_view_from(box, cells, scene.camera_height))
+    return set(zip(*(a.tolist() for a in (cells[m, 0], cells[m, 1], _YAWS[i], _HORIZONS[j])), strict=True))
+
+
+def goal_horizons(goals: set[Pose]) -> dict[tuple[int, int, int], list[int]]:
+    """The goal poses as (cell, yaw) spots and the horizons wanted at each, in the goals' order (which
+    breaks ties between equally near horizons)."""
+    horizons: dict[tuple[int, int, int], list[int]] = {}
+    for x, z, yaw, horizon in goals:
+        horizons.setdefault((x, z, yaw), []).append(horizon)
+    return horizons
+
+
+def looks(horizons: list[int], start: int) -> list[str]:
+    """The looks up or down from horizon `start` to the nearest of `horizons`."""
+    target = min(horizons, key=lambda h: abs(h - start))
+    look = A.LOOK_DOWN if target > start else A.LOOK_UP
+    return [look] * (abs(target - start) // 15)
 
 
 def shortest_path(
@@ -48,9 +69,7 @@ def shortest_path(
 ) -> list[str] | None:
     """The fewest navigation actions from `start` to a pose in `goals`. Looking up or down never changes
     where the agent can walk, so the search runs over (cell, yaw) and the horizon is set at the end."""
-    horizons: dict[tuple[int, int, int], list[int]] = {}
-    for x, z, yaw, horizon in goals:
-        horizons.setdefault((x, z, yaw), []).append(horizon)
+    horizons = goal_horizons(goals)
     if not horizons:
         return None
 
@@ -83,9 +102,7 @@ def shortest_path(
     while spot != origin:
         spot, action = parent[spot]
         path.append(action)
-    target = min(horizons[arrival], key=lambda h: abs(h - start[3]))
-    look = A.LOOK_DOWN if target > start[3] else A.LOOK_UP
-    return path[::-1] + [look] * (abs(target - start[3]) // 15)
+    return path[::-1] + looks(horizons[arrival], start[3])
 
 
 def path_to_use(
@@ -97,3 +114,25 @@ def path_to_use(
         goals &= use_poses(scene, state, catalog, agent, also)
     others = {to_cell(a.x, a.z) for i, a in enumerate(state.agents) if i != agent}
     return shortest_path(scene, pose_of(state.agents[agent]), goals, blocked=others)
+
+
+def walk(scene: Scene, state: State, agent: int, path: Sequence[str]) -> State | None:
+    """The state after the navigation actions of `path`, made in one go: the arithmetic and checks of
+    `dynamics.step` (a move ahead needs a reachable cell no other agent stands on, a look stays within
+    the horizon's range) without a state per action. None if an action would fail: step them to see why."""
+    me = state.agents[agent]
+    x, z, yaw, horizon = me.x, me.z, me.yaw, me.horizon
+    others = {(a.x, a.z) for i, a in enumerate(state.agents) if i != agent}
+    for action in path:
+        if action == A.MOVE_AHEAD:
+            dx, dz = YAW_STEP[yaw]
+            x, z = x + dx * GRID_SIZE, z + dz * GRID_SIZE
+            if not scene.is_reachable(x, z) or (x, z) in others:
+                return None
+        elif action in _TURNS:
+            yaw = (yaw + _TURNS[action]) % 360
+        else:
+            horizon += _LOOKS[action]
+            if not HORIZON_MIN <= horizon <= HORIZON_MAX:
+                return None
+    return state.with_agent(agent, AgentState(x, z, yaw, horizon, me.held))
