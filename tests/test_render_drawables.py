@@ -1,14 +1,15 @@
 """What the renderer draws, before any OpenGL: rough fixed extents cut clear of where the agent stands,
-basins sunk into counters, surfaces drawn under what rests on them, slices side by side, and what a
-closed container hides."""
+cabinets drawn from their doors back, neighbours sharing their overlap, counter tops flush with the doors
+under them, basins sunk into counters and the floor, surfaces drawn under what rests on them, slices side
+by side, and what a closed container hides."""
 
 from __future__ import annotations
 
 import numpy as np
 from world_fixtures import FRIDGE, STATIONS, TOMATO, add, fixed, kitchen, make_scene, with_flags
 
-from homesim.render.drawables import INDEX, object_drawables, scene_drawables
-from homesim.render.furniture import clear_of_standing_points, with_hole
+from homesim.render.drawables import INDEX, ROW, Room, object_drawables, scene_drawables, structure_rows
+from homesim.render.furniture import STANDING_CLEARANCE, around_points, clear_of, with_hole
 from homesim.render.meshes import SHELLS, TRAY
 from homesim.world.catalog import alfred_catalog
 from homesim.world.scene import Box
@@ -24,11 +25,11 @@ def rows_of(drawn, object_id: str) -> list[tuple[str, np.ndarray]]:
 
 def test_a_box_holding_standing_points_is_cut_back_round_its_own_position():
     table = fixed("DiningTable", (1.5, 0.0, 0.5), (0.0, 0.0, 0.0), (2.0, 0.75, 1.0))
-    standing = np.array([[0.25, 0.5], [1.5, 0.0], [5.0, 5.0]])
-    cut = clear_of_standing_points(table, standing, camera_height=1.5)
+    standing = around_points(np.array([[0.25, 0.5], [1.5, 0.0], [5.0, 5.0]]), STANDING_CLEARANCE)
+    cut = clear_of(table.box, table.position, standing, camera_height=1.5)
     assert cut.lo == (0.35, 0.0, 0.1) and cut.hi == (2.0, 0.75, 1.0)  # still round (1.5, 0.5)
     cabinet = fixed("Cabinet", (1.0, 2.0, 0.5), (0.0, 1.7, 0.0), (2.0, 2.4, 1.0))  # above the agent's head
-    assert clear_of_standing_points(cabinet, standing, camera_height=1.5) == cabinet.box
+    assert clear_of(cabinet.box, cabinet.position, standing, camera_height=1.5) == cabinet.box
 
 
 def test_a_hole_leaves_the_part_below_and_four_parts_around():
@@ -40,6 +41,67 @@ def test_a_hole_leaves_the_part_below_and_four_parts_around():
     assert abs(area - (2.0 - 0.25)) < 1e-9
     for p in parts:  # none over the hole
         assert p.hi[0] <= 0.5 or p.lo[0] >= 1.0 or p.hi[2] <= 0.25 or p.lo[2] >= 0.75
+
+
+def test_a_hole_that_misses_a_box_leaves_it_whole():
+    beside = Box((0.0, 0.8, 0.0), (0.5, 0.9, 1.0))  # a counter's part left of one basin, another basin right
+    assert with_hole(beside, Box((1.0, 0.7, 0.25), (1.5, 0.95, 0.75))) == (beside,)
+
+
+ALONG_A_WALL = frozenset((i, j) for i in range(-4, 8) for j in range(3))  # the agent stands at z <= 0.5
+
+
+def parts_of(furniture: list, object_id: str) -> tuple[Box, ...]:
+    drawables = scene_drawables(make_scene(furniture, ALONG_A_WALL), CATALOG)
+    return dict(zip(drawables.fixed_ids, drawables.looks))[object_id].parts
+
+
+def test_a_cabinet_is_drawn_from_its_door_back():
+    base = fixed("Cabinet", (0.0, 0.4, 1.5), (-0.3, 0.05, 1.2), (0.3, 0.75, 1.8))  # facing the room, at -z
+    wall = fixed("Cabinet", (1.5, 1.7, 1.5), (1.2, 1.35, 1.2), (1.8, 2.05, 1.8))  # above the agent's head
+    for cabinet in (base, wall):
+        ((part,),) = [parts_of([base, wall], cabinet.id)]
+        assert part.lo[2] == 1.5 and part.hi[2] == 1.8 and part.lo[0] == cabinet.box.lo[0]
+
+
+def test_neighbouring_cabinets_share_their_overlap_and_twins_split_along_their_row():
+    left = fixed("Cabinet", (0.3, 0.4, 1.5), (0.0, 0.05, 1.2), (0.6, 0.75, 1.8))
+    right = fixed("Cabinet", (0.7, 0.4, 1.5), (0.4, 0.05, 1.2), (1.0, 0.75, 1.8))
+    ((a,),), ((b,),) = [parts_of([left, right], left.id)], [parts_of([left, right], right.id)]
+    assert abs(a.hi[0] - 0.5) < 0.01 and abs(b.lo[0] - 0.5) < 0.01 and a.hi[0] < b.lo[0]
+    one = fixed("Cabinet", (0.5, 0.40, 1.5), (0.2, 0.05, 1.2), (0.8, 0.75, 1.8))
+    other = fixed("Cabinet", (0.51, 0.43, 1.49), (0.21, 0.08, 1.19), (0.81, 0.78, 1.79))  # a double door's half
+    ((a,),), ((b,),) = [parts_of([one, other], one.id)], [parts_of([one, other], other.id)]
+    assert a.hi[0] < b.lo[0] and a.lo[1] == 0.05 and b.hi[1] == 0.78  # side by side, each its full height
+
+
+def test_a_counter_top_is_flush_with_the_cabinet_doors_under_it():
+    counter = fixed("CounterTop", (0.0, 0.9, 1.55), (-0.6, 0.8, 1.2), (0.6, 0.9, 1.9))
+    cabinet = fixed("Cabinet", (0.0, 0.4, 1.26), (-0.3, 0.05, 0.96), (0.3, 0.75, 1.56))
+    ((top,),) = [parts_of([counter, cabinet], counter.id)]
+    assert top.lo[2] == 1.26 and top.hi == counter.box.hi
+
+
+def test_a_box_is_cut_clear_of_what_stands_on_the_floor_beside_it():
+    can = fixed("GarbageCan", (-0.15, 0.0, 1.5), (-0.325, 0.0, 1.325), (0.025, 0.4, 1.675))
+    cabinet = fixed("Cabinet", (0.3, 0.4, 1.4), (0.0, 0.05, 1.1), (0.6, 0.75, 1.7))
+    ((part,),) = [parts_of([can, cabinet], cabinet.id)]
+    assert part.lo[0] == 0.025 and part.hi[0] == 0.6  # beside the can, still round its own position
+    ((part,),) = [parts_of([can, cabinet], can.id)]
+    assert part == can.box
+
+
+def test_the_floor_has_a_lined_hole_over_a_basin_below_it():
+    room = Room(-2.0, -2.0, 2.0, 2.0, 2.6)
+    basin = Box((0.0, -0.9, 0.0), (1.4, -0.5, 0.7))  # AI2-THOR puts one bathtub basin under the floor
+    plain, pitted = structure_rows(room, []), structure_rows(room, [basin])
+    assert plain.shape == (6, ROW) and len(pitted) == 6 - 1 + 4 + 4  # the floor in four parts, four sides
+    floor = pitted[:4]
+    centre, half = floor[:, 0:3], floor[:, 3:6]
+    assert not any(  # no floor part over the basin's middle
+        abs(c[0] - 0.7) < h[0] and abs(c[2] - 0.35) < h[2] for c, h in zip(centre, half)
+    )
+    assert np.all(pitted[:, INDEX] == -1)  # the pit is the room's, not an object
 
 
 def test_a_counter_top_gets_a_hole_where_its_basin_is():

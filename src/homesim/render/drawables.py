@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from homesim.render.furniture import FixedLook, fixed_looks, holds_point
+from homesim.render.furniture import MIN_PART, SEAM, FixedLook, fixed_looks, holds_point, with_hole
 from homesim.render.meshes import (
     BOX,
     CEILING_COLOUR,
@@ -41,9 +41,9 @@ ROW = 12  # centre 3, half extents 3, colour 3, index 1, glows 1, lift 1
 INDEX = 9  # the column of the object index
 # Movable objects win the depth test against whatever lies less than LIFT in front of them: the engine
 # puts things at a point inside their receptacle's extent, and imported extents are rough (a shelf's
-# 0.3 m space, a counter top's slab seen at a slant, a base cabinet's front under a counter's overhang).
-# Goals valid_seen's demonstrations reach through ground-truth masks (of 251): 237 at 0.1, 242 at 0.3,
-# 243 at 0.5; the price is small things showing through that much furniture.
+# 0.3 m space, a counter top's slab seen at a slant, a cabinet's side beside what lies in its corner).
+# Goals valid_seen's demonstrations reach through ground-truth masks (of 251): 237 at 0, 243 at 0.1,
+# 246 at 0.2, 249 at 0.3 and at 0.5; the price is small things showing through that much furniture.
 LIFT = 0.3
 SLAB = 0.03  # the thinnest a surface is drawn
 WALL_THICKNESS = 0.1
@@ -97,11 +97,16 @@ def room_of(scene: Scene) -> Room:
     return Room(float(lo[0] - m), float(lo[1] - m), float(hi[0] + m), float(hi[1] + m), top)
 
 
-def structure_rows(room: Room) -> np.ndarray:
-    """Floor, ceiling and four walls (not objects: index -1)."""
+def structure_rows(room: Room, pits: list[Box]) -> np.ndarray:
+    """Floor, ceiling and four walls (not objects: index -1). The floor has a hole over each of `pits`
+    (what the data puts below it: a sunken bathtub basin, a bottom shelf), lined down to the pit's top."""
     t, (x0, z0, x1, z1, h) = WALL_THICKNESS, (room.x0, room.z0, room.x1, room.z1, room.height)
-    boxes = [
-        (Box((x0 - t, -t, z0 - t), (x1 + t, 0.0, z1 + t)), FLOOR_COLOUR),
+    floor = [Box((x0 - t, -t, z0 - t), (x1 + t, 0.0, z1 + t))]
+    for pit in pits:
+        hole = Box((pit.lo[0] - SEAM, -t, pit.lo[2] - SEAM), (pit.hi[0] + SEAM, 0.0, pit.hi[2] + SEAM))
+        floor = [part for piece in floor for part in with_hole(piece, hole)]
+    boxes = [(piece, FLOOR_COLOUR) for piece in floor] + [(side, FLOOR_COLOUR) for pit in pits for side in lining(pit)]
+    boxes += [
         (Box((x0 - t, h, z0 - t), (x1 + t, h + t, z1 + t)), CEILING_COLOUR),
         (Box((x0 - t, 0.0, z0 - t), (x0, h, z1 + t)), WALL_COLOUR),
         (Box((x1, 0.0, z0 - t), (x1 + t, h, z1 + t)), WALL_COLOUR),
@@ -109,6 +114,20 @@ def structure_rows(room: Room) -> np.ndarray:
         (Box((x0, 0.0, z1), (x1, h, z1 + t)), WALL_COLOUR),
     ]
     return stack([box_row(box, colour, -1) for box, colour in boxes])
+
+
+def lining(pit: Box) -> list[Box]:
+    """The four sides of a hole in the floor, from the floor down to the top of what is in it."""
+    (x0, _, z0), (x1, top, z1), t = pit.lo, pit.hi, WALL_THICKNESS
+    x0, z0, x1, z1 = x0 - SEAM, z0 - SEAM, x1 + SEAM, z1 + SEAM
+    if top >= 0.0:
+        return []  # it fills its hole
+    return [
+        Box((x0 - t, top, z0 - t), (x0, 0.0, z1 + t)),
+        Box((x1, top, z0 - t), (x1 + t, 0.0, z1 + t)),
+        Box((x0, top, z0 - t), (x1, 0.0, z0)),
+        Box((x0, top, z1), (x1, 0.0, z1 + t)),
+    ]
 
 
 @dataclass(frozen=True)
@@ -125,12 +144,14 @@ class SceneDrawables:
 def scene_drawables(scene: Scene, catalog: Catalog) -> SceneDrawables:
     room = room_of(scene)
     fixed = sorted(scene.fixed.values(), key=lambda f: f.id)
+    looks = fixed_looks(scene, fixed, catalog)
+    pits = [part for look in looks for part in look.parts if part.lo[1] < -MIN_PART]
     return SceneDrawables(
         room=room,
-        structure=structure_rows(room),
+        structure=structure_rows(room, pits),
         fixed_ids=tuple(f.id for f in fixed),
         fixed_classes=tuple(f.cls for f in fixed),
-        looks=fixed_looks(scene, fixed, catalog),
+        looks=looks,
     )
 
 

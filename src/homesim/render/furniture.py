@@ -4,10 +4,13 @@ Imported extents are rough (class-sized boxes, grown to cover what the planner t
 engine's visibility has no occlusion, so drawing them as plain solid boxes would hide what the engine
 sees: a wall cabinet's box can hold the camera, a counter top's box covers its sink basin. So:
 
-* every box is cut back clear of the places the agent stands (below its head), keeping the object's
-  own position;
+* a cabinet is drawn from its door back (AI2-THOR's position of a cabinet is on its door);
+* every box is cut back clear of the places the agent stands (below its head), and of the objects
+  standing on the floor beside it, keeping the object's own position;
+* neighbouring built-ins (cabinets in a row, a drawer over a cabinet) share the overlap of their boxes;
+* a counter top is flush with the cabinet doors under it;
 * a box that houses another (a dresser round its drawers) is a shell;
-* a counter top (or sink) a basin is sunk into has a hole there;
+* a counter top (or sink) a basin is sunk into has a hole there (and so has the floor, see `drawables`);
 * each object's front (where shells open) is the side its use pose, or the nearest standing place, is on.
 """
 
@@ -23,7 +26,15 @@ from homesim.world.scene import GRID_SIZE, Box, FixedObject, Scene
 
 STANDING_CLEARANCE = 0.1  # metres kept free of fixed boxes around each place the agent can stand
 MIN_PART = 0.02  # metres: thinner parts of a cut box are left out
+SEAM = 0.002  # metres between boxes cut apart, so that their faces never fight over depth
 BASIN_RIM = 0.1  # metres a basin's rim may be off the extent of what it is sunk into
+MIN_DEPTH = 0.1  # metres: a cabinet cut back to its door keeps at least this much
+FLOOR_LEVEL = 0.05  # metres: a fixed object whose position is this near the floor stands on it
+TWINS_APART = 0.05  # metres: built-ins whose positions are closer on every axis are a double door's halves
+MAX_OVERHANG = 0.15  # metres a counter top may be cut back to the doors under it
+DOOR_AT_POSITION = frozenset({"Cabinet"})
+BUILT_IN = frozenset({"Cabinet", "Drawer"})
+COUNTER_TOPS = frozenset({"CounterTop"})
 
 
 @dataclass(frozen=True)
@@ -53,29 +64,38 @@ def centre(box: Box) -> tuple[float, float, float]:
     return tuple((lo + hi) / 2 for lo, hi in zip(box.lo, box.hi))
 
 
-def clear_of_standing_points(fixed: FixedObject, standing: np.ndarray, camera_height: float) -> Box:
-    """The object's box cut back, keeping the object's own position (the one its id encodes), until no
-    standing point lies within STANDING_CLEARANCE of its footprint: each point, nearest the position
+def clear_of(box: Box, position, keep_out: np.ndarray, camera_height: float) -> Box:
+    """An object's box cut back, keeping the object's own position (the one its id encodes), until its
+    footprint meets none of the `keep_out` rectangles ((N, 4): x0, z0, x1, z1): each, nearest the position
     first, is cut off on the side that keeps more floor. Unchanged above the agent's head."""
-    (x0, y0, z0), (x1, y1, z1) = fixed.box.lo, fixed.box.hi
-    m = STANDING_CLEARANCE
-    if y0 > camera_height + m:
-        return fixed.box
-    px, pz = min(max(fixed.position[0], x0), x1), min(max(fixed.position[2], z0), z1)
-    near = standing[(x0 - m < standing[:, 0]) & (standing[:, 0] < x1 + m)]
-    near = near[(z0 - m < near[:, 1]) & (near[:, 1] < z1 + m)]
-    for sx, sz in sorted(near.tolist(), key=lambda p: (p[0] - px) ** 2 + (p[1] - pz) ** 2):
-        if not (x0 - m < sx < x1 + m and z0 - m < sz < z1 + m):
+    (x0, y0, z0), (x1, y1, z1) = box.lo, box.hi
+    if y0 > camera_height + STANDING_CLEARANCE:
+        return box
+    px, pz = min(max(position[0], x0), x1), min(max(position[2], z0), z1)
+    near = keep_out[(keep_out[:, 0] < x1) & (x0 < keep_out[:, 2]) & (keep_out[:, 1] < z1) & (z0 < keep_out[:, 3])]
+    middles = (near[:, :2] + near[:, 2:]) / 2
+    for k in np.argsort((middles[:, 0] - px) ** 2 + (middles[:, 1] - pz) ** 2, kind="stable"):
+        (rx0, rz0, rx1, rz1), (sx, sz) = near[k], middles[k]
+        if not (rx0 < x1 and x0 < rx1 and rz0 < z1 and z0 < rz1):
             continue  # an earlier cut took it out
-        along_x = (sx + m, z0, x1, z1) if sx < px else (x0, z0, sx - m, z1)
-        along_z = (x0, sz + m, x1, z1) if sz < pz else (x0, z0, x1, sz - m)
+        along_x = (rx1, z0, x1, z1) if sx < px else (x0, z0, rx0, z1)
+        along_z = (x0, rz1, x1, z1) if sz < pz else (x0, z0, x1, rz0)
         options = [c for c in (along_x, along_z) if c[0] <= px <= c[2] and c[1] <= pz <= c[3]]
         if not options:
-            continue  # the point is on the object's own position: the data says it stands there
+            continue  # the rectangle is on the object's own position: the data says it is there
         x0, z0, x1, z1 = max(options, key=lambda c: (c[2] - c[0]) * (c[3] - c[1]))
     if x1 - x0 < 2 * MIN_PART or z1 - z0 < 2 * MIN_PART:
-        return fixed.box
+        return box
     return Box((float(x0), y0, float(z0)), (float(x1), y1, float(z1)))
+
+
+def around_points(points: np.ndarray, margin: float) -> np.ndarray:
+    """(N, 2) x, z -> (N, 4) squares of half side `margin` round them."""
+    return np.hstack([points - margin, points + margin])
+
+
+def footprint(box: Box) -> tuple[float, float, float, float]:
+    return box.lo[0], box.lo[2], box.hi[0], box.hi[2]
 
 
 def with_hole(box: Box, hole: Box) -> tuple[Box, ...]:
@@ -84,6 +104,8 @@ def with_hole(box: Box, hole: Box) -> tuple[Box, ...]:
     (x0, y0, z0), (x1, y1, z1) = box.lo, box.hi
     hx0, hz0 = max(hole.lo[0], x0), max(hole.lo[2], z0)
     hx1, hz1 = min(hole.hi[0], x1), min(hole.hi[2], z1)
+    if hx0 >= hx1 or hz0 >= hz1:
+        return (box,)  # the hole misses it (a counter's part beside another basin)
     cut = min(max(hole.lo[1], y0), y1)
     parts = [
         Box((x0, y0, z0), (x1, cut, z1)),  # below the hole
@@ -108,10 +130,89 @@ def front_of(box: Box, fixed: FixedObject, standing: np.ndarray) -> tuple[int, i
     return 0, (1 if dz >= 0 else -1)
 
 
+def behind_door(box: Box, fixed: FixedObject, front: tuple[int, int]) -> Box:
+    """A cabinet's box from its door back: AI2-THOR puts a cabinet's position on its door (under train's
+    counter tops, base cabinets' positions lie 0.06 m behind the counter's front edge, wall cabinets'
+    0.37 m in front of its back; what ALFRED's planner took from cabinets lay 0.07 to 0.27 m behind them),
+    while its class-sized box is centred there, half of it sticking out into the room."""
+    axis, sign = (0, front[0]) if front[0] else (2, front[1])
+    lo, hi = list(box.lo), list(box.hi)
+    door = fixed.position[axis]
+    if sign > 0 and door - lo[axis] >= MIN_DEPTH:
+        hi[axis] = min(hi[axis], door)
+    elif sign < 0 and hi[axis] - door >= MIN_DEPTH:
+        lo[axis] = max(lo[axis], door)
+    return Box(tuple(lo), tuple(hi))
+
+
+def overlap(a: Box, b: Box) -> tuple[float, float, float]:
+    return tuple(min(ah, bh) - max(al, bl) for al, ah, bl, bh in zip(a.lo, a.hi, b.lo, b.hi))
+
+
+def split_between(a: Box, fa: FixedObject, b: Box, fb: FixedObject, front: tuple[int, int]) -> tuple[Box, Box]:
+    """Two overlapping built-in boxes (cabinets in a row, a drawer over a cabinet) each drawn on its own
+    side of a plane through their overlap, across the axis their positions differ most along: class-sized
+    boxes of neighbours overlap, and the overlap would show the closed one inside the open one. Twins (a
+    double door's two halves, at one position) are split side by side along their row, across `front`.
+    The plane keeps each position in its own box."""
+    pa, pb = fa.position, fb.position
+    apart = [abs(p - q) for p, q in zip(pa, pb)]
+    axis = int(np.argmax(apart)) if max(apart) >= TWINS_APART else (2 if front[0] else 0)
+    if (pa[axis], fa.id) > (pb[axis], fb.id):
+        b, a = split_between(b, fb, a, fa, front)
+        return a, b
+    middle = (max(a.lo[axis], b.lo[axis]) + min(a.hi[axis], b.hi[axis])) / 2
+    plane = min(max(middle, pa[axis]), pb[axis])
+    a_hi, b_lo = list(a.hi), list(b.lo)
+    a_hi[axis], b_lo[axis] = min(a_hi[axis], plane - SEAM / 2), max(b_lo[axis], plane + SEAM / 2)
+    return Box(a.lo, tuple(a_hi)), Box(tuple(b_lo), b.hi)
+
+
+def flush_with_doors(surface: Box, cabinets: list[tuple[Box, tuple[int, int], tuple]]) -> Box:
+    """A counter top cut back to the doors of the cabinets under it where it overhangs them by less than
+    MAX_OVERHANG: its class-sized depth is a few centimetres more than AI2-THOR's, and that lip hides what
+    is in an open cabinet from the agent standing in front of it. `cabinets`: (box, front, position)."""
+    lo, hi = list(surface.lo), list(surface.hi)
+    for box, (fx, fz), position in cabinets:
+        axis, sign = (0, fx) if fx else (2, fz)
+        door, across = position[axis], 2 - axis
+        if box.hi[1] > surface.lo[1] + MIN_PART or not surface.lo[across] < centre(box)[across] < surface.hi[across]:
+            continue  # not under it
+        if sign > 0 and 0 < hi[axis] - door < MAX_OVERHANG:
+            hi[axis] = door
+        elif sign < 0 and 0 < door - lo[axis] < MAX_OVERHANG:
+            lo[axis] = door
+    return Box(tuple(lo), tuple(hi))
+
+
+def drawn_boxes(scene: Scene, fixed: list[FixedObject], fronts: list[tuple[int, int]]) -> list[Box]:
+    """Each object's box cut back by the first four rules above."""
+    standing = standing_points(scene)
+    boxes = [behind_door(f.box, f, front) if f.cls in DOOR_AT_POSITION else f.box for f, front in zip(fixed, fronts)]
+    around_agent = around_points(standing, STANDING_CLEARANCE)
+    on_floor = [j for j, f in enumerate(fixed) if abs(f.position[1]) <= FLOOR_LEVEL]
+    for i, f in enumerate(fixed):
+        beside = [
+            footprint(boxes[j])
+            for j in on_floor
+            if j != i and not holds_point(boxes[i], centre(boxes[j])) and not holds_point(boxes[j], centre(boxes[i]))
+        ]
+        keep_out = np.vstack([around_agent, np.array(beside).reshape(-1, 4)])
+        boxes[i] = clear_of(boxes[i], f.position, keep_out, scene.camera_height)
+    built_in = [i for i, f in enumerate(fixed) if f.cls in BUILT_IN]
+    for k, i in enumerate(built_in):
+        for j in built_in[k + 1 :]:
+            if min(overlap(boxes[i], boxes[j])) > 0:
+                boxes[i], boxes[j] = split_between(boxes[i], fixed[i], boxes[j], fixed[j], fronts[i])
+    cabinets = [(boxes[i], fronts[i], f.position) for i, f in enumerate(fixed) if f.cls in DOOR_AT_POSITION]
+    return [flush_with_doors(box, cabinets) if f.cls in COUNTER_TOPS else box for box, f in zip(boxes, fixed)]
+
+
 def fixed_looks(scene: Scene, fixed: list[FixedObject], catalog: Catalog) -> tuple[FixedLook, ...]:
     """The look of each of `fixed` (in that order), by the rules above."""
     standing = standing_points(scene)
-    boxes = [clear_of_standing_points(f, standing, scene.camera_height) for f in fixed]
+    fronts = [front_of(f.box, f, standing) for f in fixed]
+    boxes = drawn_boxes(scene, fixed, fronts)
     basins = [j for j, f in enumerate(fixed) if catalog[f.cls].basin]
     houses = {
         i
@@ -130,7 +231,7 @@ def fixed_looks(scene: Scene, fixed: list[FixedObject], catalog: Catalog) -> tup
                 parts[i] = tuple(p for part in parts[i] for p in with_hole(part, basin))
     looks = []
     for i, f in enumerate(fixed):
-        shell = SHELLS[front_of(boxes[i], f, standing)]
+        shell = SHELLS[fronts[i]]
         shut = shell if i in houses else CLASS_SHAPES.get(f.cls, BOX)
         looks.append(FixedLook(parts[i], shut, shell))
     return tuple(looks)

@@ -163,7 +163,7 @@ class Renderer:
         their amodal masks, as if nothing else were there."""
         me = state.agents[agent]
         eye = (me.x, scene.camera_height, me.z)
-        _, structure = self._scene(scene)
+        drawables, structure = self._scene(scene)
         drawn = self.objects(scene, state)
         hand = None
         if me.held is not None:
@@ -190,7 +190,7 @@ class Renderer:
             if self.counts[shape] and shape not in OPEN_SHAPES:
                 self.vaos[shape].render(moderngl.TRIANGLES, instances=self.counts[shape])
         if only is None:
-            structure.render(moderngl.TRIANGLES, instances=6)
+            structure.render(moderngl.TRIANGLES, instances=len(drawables.structure))
         self.ctx.disable(moderngl.CULL_FACE)  # open shapes show their inside through the opening
         for shape in OPEN_SHAPES:
             if self.counts[shape]:
