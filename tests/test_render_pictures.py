@@ -118,7 +118,7 @@ def test_render_episode_says_what_is_missing_in_one_line(short_trajectory, alfre
     cases.append(((episode, "--out", tmp_path / "v.gif"), "give --scene"))
     other = tmp_path / "other.json"
     other.write_text(json.dumps({"hello": 1}))
-    cases.append(((other, "--out", tmp_path / "v.gif"), "neither an ALFRED traj_data.json nor a homesim"))
+    cases.append(((other, "--out", tmp_path / "v.gif"), "is neither an ALFRED traj_data.json"))
     for args, message in cases:
         result = run(*args)
         assert result.exit_code == 1

@@ -4,7 +4,7 @@ instruction and the current action written underneath; written as .mp4 (ffmpeg) 
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import imageio.v2 as imageio
@@ -75,17 +75,24 @@ def write_video(path: str | Path, frames: Iterable[np.ndarray], fps: float = 4.0
 def episode_frames(
     scene: Scene,
     state: State,
-    actions: Sequence[Action],
+    actions: Sequence[Action | None],
     renderer: Renderer,
     instruction: str = "",
     directives: Sequence[str] = (),
     subgoal_index: Sequence[int] = (),
+    recorded: Sequence[bool] = (),
+    reasons: Mapping[int, str] | None = None,
 ) -> Iterator[np.ndarray]:
     """Plays `actions` from `state` and yields a video frame for the start and after each action: the
     view, the map with the path so far, the instruction, the current step's directive (`directives`
-    indexed by `subgoal_index`, ALFRED's high_idx) and the action with its outcome."""
+    indexed by `subgoal_index`, ALFRED's high_idx) and the action with its outcome.
+
+    For an episode record: None stands for an agent's answer that was no action (a failed step that
+    changes nothing; `reasons` by step index says why), and `recorded` holds whether each step succeeded
+    when it was recorded, so a step the engine now plays otherwise says so."""
     me = state.agents[0]
     path = [(me.x, me.z)]
+    reasons = reasons or {}
 
     def frame(action_line: str, directive: str) -> np.ndarray:
         view = renderer.render(scene, state).rgb
@@ -94,11 +101,17 @@ def episode_frames(
 
     yield frame(f"start (0/{len(actions)})", directives[0] if directives else "")
     for i, action in enumerate(actions):
-        state, event = step(scene, state, action, catalog=renderer.catalog)
+        if action is None:
+            success, what, message = False, "(no action)", reasons.get(i, "")
+        else:
+            state, event = step(scene, state, action, catalog=renderer.catalog)
+            success, what, message = event.success, f"{action.name} {action.target or ''}", event.message
         me = state.agents[0]
         if (me.x, me.z) != path[-1]:
             path.append((me.x, me.z))
         high = subgoal_index[i] if i < len(subgoal_index) else -1
         directive = directives[high] if 0 <= high < len(directives) else ""
-        outcome = "" if event.success else f"  FAILED: {event.message}"
-        yield frame(f"{i + 1}/{len(actions)} {action.name} {action.target or ''}{outcome}", directive)
+        outcome = "" if success else f"  FAILED: {message}"
+        if i < len(recorded) and recorded[i] != success:
+            outcome += f"  (recorded as {'succeeded' if recorded[i] else 'failed'})"
+        yield frame(f"{i + 1}/{len(actions)} {what}{outcome}", directive)
