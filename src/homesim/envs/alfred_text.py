@@ -17,6 +17,10 @@ described, and what is inside a closed receptacle is unknown until it is opened.
 (`terminated`, reward 1) when the goal is met; `max_commands` text commands or `max_steps` low-level steps
 cut it short (`truncated`). `info` carries `admissible_commands`, `won`, goal conditions met/total,
 `low_level_steps` and `commands`; `low_level_actions` holds the embodied trajectory executed so far.
+
+Speed (`bench/text_speed.py`): routes to fixed places are read off per-scene tables (`planning.use_routes`,
+the same paths), a path's moves are made in one go (`planning.poses.walk`), and what the objects show
+(places, descriptions, admissible commands) is worked out once per state of the objects.
 """
 
 from __future__ import annotations
@@ -296,6 +300,7 @@ class AlfredTextEnv(gymnasium.Env):
         return c.receptacle and not c.openable
 
     def _layout(self) -> _Layout:
+        """Where the loose objects are, worked out in one pass over the objects, once per state of them."""
         memo = self._derived()
         if "layout" not in memo:
             place: dict[str, str | None] = {}
