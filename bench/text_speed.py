@@ -4,7 +4,7 @@ game, `EnvInfos(admissible_commands=True)`) and TextWorldExpress (its "coin" gam
 every step), measured in the same run, one process each.
 
     pip install -e ".[bench]"   # TextWorldExpress runs on Java: apt-get install -y default-jre-headless
-    python bench/text_speed.py [--steps 20000] [--warmup 5000] [--homesim-warmup 150000] [--json out.json]
+    python bench/text_speed.py [--steps 20000] [--warmup 10000] [--homesim-warmup 150000] [--json out.json]
 
 The agent says a random admissible command every step (seeded) and starts a new episode when one ends
 (won, lost, or 50 commands: the text env's budget, imposed on the others too). Resets are timed apart:
@@ -131,7 +131,7 @@ def main() -> None:
     parser.add_argument("--trajectories", type=Path, default=SHARED / "trajectories" / "valid_seen.jsonl.gz")
     parser.add_argument("--layouts", type=Path, default=SHARED / "layouts")
     parser.add_argument("--steps", type=int, default=20_000)
-    parser.add_argument("--warmup", type=int, default=5_000)
+    parser.add_argument("--warmup", type=int, default=10_000)
     parser.add_argument("--homesim-warmup", type=int, default=150_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path)
