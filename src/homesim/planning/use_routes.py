@@ -65,6 +65,8 @@ class UseRoutes:
         horizons, choices = self._table(state, target, also)
         column, spot, path = HORIZONS.index(start[3]), self.spots[start[:3]], []
         while (choice := choices.item(spot, column)) < 3:
+            if len(path) > len(self.spots):  # a sound table shortens the route with every move
+                raise RuntimeError(f"the route table to {target} in {self.scene.id} runs in a loop")
             path.append(MOVES[choice])
             spot = self.neighbours[spot][choice]
         wanted = horizons.get(spot)
