@@ -1,6 +1,7 @@
 """The ALFWorld-style text env: the expert's high-level plan, said in text, solves the tasks through it;
 partial observability; malformed commands answer "Nothing happens."; determinism; its fast paths (routes
-read off tables, walks made at once, what a state shows remembered) change nothing."""
+read off tables, walks made at once, what a state shows remembered) change nothing (the tables and walks
+themselves: test_use_routes.py)."""
 
 import random
 import re
@@ -13,15 +14,9 @@ from homesim.datasets.builtin import builtin_episodes
 from homesim.envs import alfred_text
 from homesim.envs.alfred_text import NOTHING, AlfredTextEnv, listing, parse_command, subgoal_commands
 from homesim.planning.expert import plan
-from homesim.planning.poses import path_to_use, walk
-from homesim.planning.use_routes import UseRoutes
+from homesim.planning.poses import path_to_use
 from homesim.world import actions as A
-from homesim.world.actions import Action
-from homesim.world.catalog import alfred_catalog
 from homesim.world.dynamics import step
-from homesim.world.geometry import HORIZONS, YAWS
-from homesim.world.scene import GRID_SIZE
-from homesim.world.state import AgentState
 
 
 @pytest.fixture(scope="module")
@@ -269,36 +264,3 @@ def test_fast_paths_answer_as_searching_and_stepping_does(samples, monkeypatch):
     assert len(fast) > 200 and fast[-1][6] and sum(not info["last_command_success"] for *_, info, _, _ in fast) > 20
     for a, b in zip(fast, slow, strict=True):
         assert a == b, a[0]
-
-
-def test_routes_off_tables_are_the_searched_ones(samples):
-    episodes, scenes = samples
-    catalog, rng = alfred_catalog(), random.Random(1)
-    for e in episodes[::12]:
-        scene, state = scenes[e.scene_id], e.initial_state
-        routes, cells = UseRoutes(scene, catalog), sorted(scene.reachable)
-        basins = [f for f in scene.fixed if catalog[scene.fixed[f].cls].basin]
-        faucets = [f for f in scene.fixed if scene.fixed[f].cls == "Faucet"]
-        targets = [(t, None) for t in rng.sample(sorted(state.objects), 10)] + [(b, f) for b in basins for f in faucets]
-        for target, also in targets:
-            for _ in range(8):
-                x, z = rng.choice(cells)
-                agent = AgentState(x * GRID_SIZE, z * GRID_SIZE, rng.choice(YAWS), rng.choice(HORIZONS))
-                here = state.with_agent(0, agent)
-                assert routes.path(here, target, also) == path_to_use(scene, here, catalog, 0, target, also)
-
-
-def test_a_walk_made_at_once_is_the_steps_one_by_one(samples):
-    episodes, scenes = samples
-    rng = random.Random(2)
-    for e in episodes[::10]:
-        scene, state = scenes[e.scene_id], e.initial_state
-        for _ in range(20):
-            path = rng.choices(A.NAVIGATION_ACTIONS, k=rng.randrange(1, 12))
-            stepped = state
-            for name in path:
-                stepped, event = step(scene, stepped, Action(name))
-                if not event.success:
-                    stepped = None
-                    break
-            assert walk(scene, state, 0, path) == stepped
