@@ -104,23 +104,8 @@ def _view_limits(horizon: float) -> tuple[tuple[Row, ...], tuple[Row, ...], tupl
     return tuple(upper), tuple(lower), tuple(conditions)
 
 
-def _column_heights(ahead_: float, right: float, horizon: float) -> tuple[float, float]:
-    """The lowest and highest visible height of the vertical line at (ahead, right) (lo > hi: none)."""
-    upper, lower, conditions = _view_limits(horizon)
-    right = abs(right)
-    lo, hi = -math.inf, math.inf
-    for p, q, w in conditions:
-        if p * ahead_ + q * right + w < 0:
-            return math.inf, -math.inf
-    for p, q, w in upper:  # plain loops: this runs for every footprint point visibility tests
-        hi = min(hi, p * ahead_ + q * right + w)
-    for p, q, w in lower:
-        lo = max(lo, p * ahead_ + q * right + w)
-    return lo, hi
-
-
 def _visible_heights(ahead_: np.ndarray, right: np.ndarray, horizon: float) -> tuple[np.ndarray, np.ndarray]:
-    """`_column_heights` for many lines at once."""
+    """For many vertical lines at (ahead, right), the lowest and highest height in view (lo > hi: none)."""
     upper, lower, conditions = _view_limits(horizon)
     terms = np.stack((ahead_, np.abs(right), np.ones_like(ahead_)))
     hi = (np.array(upper) @ terms.reshape(3, -1)).min(axis=0).reshape(ahead_.shape) if upper else np.inf
@@ -166,15 +151,26 @@ def _surely_unseen(box: Box, agent: AgentState, camera_height: float) -> bool:
 
 def _seen_columns(box: Box, agent: AgentState, camera_height: float):
     """The footprint points of `box` whose vertical segment is within reach and in view, the one nearest
-    the agent first, each with its (ahead, right) offset and its visible heights (relative to the camera)."""
+    the agent first, each with its (ahead, right) offset and its visible heights (relative to the camera).
+    The hot loop of visibility: `_view_limits` read inline, point by point."""
+    upper, lower, conditions = _view_limits(agent.horizon)
+    sin, cos = _sin_cos(agent.yaw)
     t0, t1 = box.lo[1] - camera_height, box.hi[1] - camera_height
+    reach = VISIBILITY_DISTANCE**2
     for px, pz in (_nearest_footprint_point(box, agent), *_footprint_points(box)):
         dx, dz = px - agent.x, pz - agent.z
-        if dx * dx + dz * dz <= VISIBILITY_DISTANCE**2:
-            ahead_, right = _heading_frame(dx, dz, agent.yaw)
-            lo, hi = _column_heights(ahead_, right, agent.horizon)
-            if max(lo, t0) <= min(hi, t1):
-                yield px, pz, ahead_, right, lo, hi
+        if dx * dx + dz * dz > reach:
+            continue
+        ahead_, right = dx * sin + dz * cos, abs(dx * cos - dz * sin)
+        if any(p * ahead_ + q * right + w < 0 for p, q, w in conditions):
+            continue
+        lo, hi = t0, t1
+        for p, q, w in upper:
+            hi = min(hi, p * ahead_ + q * right + w)
+        for p, q, w in lower:
+            lo = max(lo, p * ahead_ + q * right + w)
+        if lo <= hi:
+            yield px, pz, ahead_, lo, hi
 
 
 def in_view(box: Box, agent: AgentState, camera_height: float) -> bool:
@@ -193,8 +189,8 @@ def visible_point(box: Box, agent: AgentState, camera_height: float) -> tuple[fl
     seen = sorted(_seen_columns(box, agent, camera_height), key=lambda c: (c[0] - agent.x) ** 2 + (c[1] - agent.z) ** 2)
     if not seen:
         return None
-    px, pz, ahead_, _, lo, hi = seen[0]
-    bottom, top = max(box.lo[1], camera_height + lo), min(box.hi[1], camera_height + hi)
+    px, pz, ahead_, lo, hi = seen[0]
+    bottom, top = camera_height + lo, camera_height + hi
     look_y = camera_height - max(ahead_, 0.05) * math.tan(math.radians(agent.horizon))
     return px, min(max(look_y, bottom), top), pz
 
