@@ -75,11 +75,24 @@ def test_neighbouring_cabinets_share_their_overlap_and_twins_split_along_their_r
     assert a.hi[0] < b.lo[0] and a.lo[1] == 0.05 and b.hi[1] == 0.78  # side by side, each its full height
 
 
-def test_a_counter_top_is_flush_with_the_cabinet_doors_under_it():
+def test_a_counter_top_and_a_drawer_are_flush_with_the_cabinet_doors_under_them():
     counter = fixed("CounterTop", (0.0, 0.9, 1.55), (-0.6, 0.8, 1.2), (0.6, 0.9, 1.9))
-    cabinet = fixed("Cabinet", (0.0, 0.4, 1.26), (-0.3, 0.05, 0.96), (0.3, 0.75, 1.56))
-    ((top,),) = [parts_of([counter, cabinet], counter.id)]
-    assert top.lo[2] == 1.26 and top.hi == counter.box.hi
+    drawer = fixed("Drawer", (0.5, 0.7, 1.5), (0.25, 0.6, 1.25), (0.75, 0.8, 1.75))
+    cabinets = [fixed("Cabinet", (x, 0.3, 1.3), (x - 0.3, 0.05, 1.0), (x + 0.3, 0.55, 1.6)) for x in (0.0, 0.6)]
+    furniture = [counter, drawer, *cabinets]
+    ((top,),), ((front,),) = [parts_of(furniture, counter.id)], [parts_of(furniture, drawer.id)]
+    assert top.lo[2] == 1.3 and top.hi == counter.box.hi
+    assert front.lo[2] == 1.3 and front.hi[2] == drawer.box.hi[2]
+
+
+def test_a_counter_top_grown_down_is_drawn_as_its_slab():
+    counter = fixed("CounterTop", (0.0, 0.9, 1.55), (-0.6, 0.25, 1.2), (0.6, 0.95, 1.9))  # grown over a pan below
+    cabinet = fixed("Cabinet", (0.0, 0.4, 1.2), (-0.3, 0.05, 0.9), (0.3, 0.75, 1.5))
+    drawables = scene_drawables(make_scene([counter, cabinet], ALONG_A_WALL), CATALOG)
+    looks = dict(zip(drawables.fixed_ids, drawables.looks))
+    ((top,),) = [looks[counter.id].parts]
+    assert abs(top.lo[1] - (0.9 - CATALOG["CounterTop"].size[1])) < 1e-9 and top.hi[1] == 0.95
+    assert looks[counter.id].shut_shape == "box"  # not a shell round the cabinet
 
 
 def test_a_box_is_cut_clear_of_what_stands_on_the_floor_beside_it():

@@ -4,11 +4,12 @@ Imported extents are rough (class-sized boxes, grown to cover what the planner t
 engine's visibility has no occlusion, so drawing them as plain solid boxes would hide what the engine
 sees: a wall cabinet's box can hold the camera, a counter top's box covers its sink basin. So:
 
-* a cabinet is drawn from its door back (AI2-THOR's position of a cabinet is on its door);
+* a cabinet is drawn from its door back (AI2-THOR's position of a cabinet is on its door), a counter
+  top as the slab under its position (which is on its top);
 * every box is cut back clear of the places the agent stands (below its head), and of the objects
   standing on the floor beside it, keeping the object's own position;
 * neighbouring built-ins (cabinets in a row, a drawer over a cabinet) share the overlap of their boxes;
-* a counter top is flush with the cabinet doors under it;
+* a counter top, and a drawer in a run of cabinets, is flush with the cabinet doors;
 * a box that houses another (a dresser round its drawers) is a shell;
 * a counter top (or sink) a basin is sunk into has a hole there (and so has the floor, see `drawables`);
 * each object's front (where shells open) is the side its use pose, or the nearest standing place, is on.
@@ -31,10 +32,11 @@ BASIN_RIM = 0.1  # metres a basin's rim may be off the extent of what it is sunk
 MIN_DEPTH = 0.1  # metres: a cabinet cut back to its door keeps at least this much
 FLOOR_LEVEL = 0.05  # metres: a fixed object whose position is this near the floor stands on it
 TWINS_APART = 0.05  # metres: built-ins whose positions are closer on every axis are a double door's halves
-MAX_OVERHANG = 0.15  # metres a counter top may be cut back to the doors under it
+MAX_OVERHANG = 0.5  # metres: on train, counters overhang doors by up to 0.5 m, or by more than 0.6 (another run)
 DOOR_AT_POSITION = frozenset({"Cabinet"})
 BUILT_IN = frozenset({"Cabinet", "Drawer"})
 COUNTER_TOPS = frozenset({"CounterTop"})
+DRAWERS = frozenset({"Drawer"})
 
 
 @dataclass(frozen=True)
@@ -168,27 +170,76 @@ def split_between(a: Box, fa: FixedObject, b: Box, fb: FixedObject, front: tuple
     return Box(a.lo, tuple(a_hi)), Box(tuple(b_lo), b.hi)
 
 
-def flush_with_doors(surface: Box, cabinets: list[tuple[Box, tuple[int, int], tuple]]) -> Box:
-    """A counter top cut back to the doors of the cabinets under it where it overhangs them by less than
-    MAX_OVERHANG: its class-sized depth is a few centimetres more than AI2-THOR's, and that lip hides what
-    is in an open cabinet from the agent standing in front of it. `cabinets`: (box, front, position)."""
-    lo, hi = list(surface.lo), list(surface.hi)
-    for box, (fx, fz), position in cabinets:
+def stacked(lower: Box, upper: Box) -> bool:
+    """`lower` under `upper` (its middle below upper's bottom: rough boxes overlap), their footprints
+    overlapping by half the narrower on both axes."""
+    if centre(lower)[1] > upper.lo[1]:
+        return False
+    return all(
+        min(lower.hi[a], upper.hi[a]) - max(lower.lo[a], upper.lo[a])
+        >= min(lower.hi[a] - lower.lo[a], upper.hi[a] - upper.lo[a]) / 2
+        for a in (0, 2)
+    )
+
+
+def front_plane(box: Box, front: tuple[int, int]) -> float:
+    axis, sign = (0, front[0]) if front[0] else (2, front[1])
+    return box.hi[axis] if sign > 0 else box.lo[axis]
+
+
+def flush_with(box: Box, position, planes: list[tuple[tuple[int, int], float]]) -> Box:
+    """`box` cut back to each (front side, plane) it sticks out beyond by less than MAX_OVERHANG, keeping
+    `position`: class-sized depths, and boxes grown up to the clearance of the standing places, reach
+    further than AI2-THOR's, and that lip hides what is in an open cabinet from the agent in front of it."""
+    lo, hi = list(box.lo), list(box.hi)
+    for (fx, fz), plane in planes:
         axis, sign = (0, fx) if fx else (2, fz)
-        door, across = position[axis], 2 - axis
-        if box.hi[1] > surface.lo[1] + MIN_PART or not surface.lo[across] < centre(box)[across] < surface.hi[across]:
-            continue  # not under it
-        if sign > 0 and 0 < hi[axis] - door < MAX_OVERHANG:
-            hi[axis] = door
-        elif sign < 0 and 0 < door - lo[axis] < MAX_OVERHANG:
-            lo[axis] = door
+        if sign > 0 and 0 < hi[axis] - plane < MAX_OVERHANG and plane >= position[axis]:
+            hi[axis] = plane
+        elif sign < 0 and 0 < plane - lo[axis] < MAX_OVERHANG and plane <= position[axis]:
+            lo[axis] = plane
     return Box(tuple(lo), tuple(hi))
 
 
-def drawn_boxes(scene: Scene, fixed: list[FixedObject], fronts: list[tuple[int, int]]) -> list[Box]:
-    """Each object's box cut back by the first four rules above."""
+def flush_with_doors(boxes: list[Box], fixed: list[FixedObject], fronts: list[tuple[int, int]]) -> list[Box]:
+    """Counter tops flush with the cabinet doors under them, then drawers with the doors under them and
+    the counter tops over them: a run of kitchen furniture has one front."""
+    boxes = list(boxes)
+    cabinets = [j for j, f in enumerate(fixed) if f.cls in DOOR_AT_POSITION]
+    doors = {j: fixed[j].position[0 if fronts[j][0] else 2] for j in cabinets}
+    counters = [i for i, f in enumerate(fixed) if f.cls in COUNTER_TOPS]
+    for i in counters:
+        planes = [(fronts[j], doors[j]) for j in cabinets if stacked(boxes[j], boxes[i])]
+        boxes[i] = flush_with(boxes[i], fixed[i].position, planes)
+    for i in (i for i, f in enumerate(fixed) if f.cls in DRAWERS):
+        planes = [(fronts[j], doors[j]) for j in cabinets if stacked(boxes[j], boxes[i])]
+        planes += [(fronts[i], front_plane(boxes[k], fronts[i])) for k in counters if stacked(boxes[i], boxes[k])]
+        boxes[i] = flush_with(boxes[i], fixed[i].position, planes)
+    return boxes
+
+
+def as_slab(box: Box, fixed: FixedObject, thickness: float) -> Box:
+    """A counter top as the slab under its position (AI2-THOR's position of a counter top is on its top):
+    a box grown down over what the planner took from lower down would stand round the cabinets below."""
+    bottom = fixed.position[1] - thickness
+    if box.lo[1] >= bottom or box.hi[1] - bottom < MIN_PART:
+        return box
+    return Box((box.lo[0], bottom, box.lo[2]), box.hi)
+
+
+def as_built(fixed: FixedObject, front: tuple[int, int], catalog: Catalog) -> Box:
+    """The part of an object's box it is built as: a cabinet's behind its door, a counter top's slab."""
+    if fixed.cls in DOOR_AT_POSITION:
+        return behind_door(fixed.box, fixed, front)
+    if fixed.cls in COUNTER_TOPS:
+        return as_slab(fixed.box, fixed, catalog[fixed.cls].size[1])
+    return fixed.box
+
+
+def drawn_boxes(scene: Scene, fixed: list[FixedObject], fronts: list[tuple[int, int]], catalog: Catalog) -> list[Box]:
+    """Each object's box cut back by the first five rules above."""
     standing = standing_points(scene)
-    boxes = [behind_door(f.box, f, front) if f.cls in DOOR_AT_POSITION else f.box for f, front in zip(fixed, fronts)]
+    boxes = [as_built(f, front, catalog) for f, front in zip(fixed, fronts)]
     around_agent = around_points(standing, STANDING_CLEARANCE)
     on_floor = [j for j, f in enumerate(fixed) if abs(f.position[1]) <= FLOOR_LEVEL]
     for i, f in enumerate(fixed):
@@ -204,15 +255,14 @@ def drawn_boxes(scene: Scene, fixed: list[FixedObject], fronts: list[tuple[int, 
         for j in built_in[k + 1 :]:
             if min(overlap(boxes[i], boxes[j])) > 0:
                 boxes[i], boxes[j] = split_between(boxes[i], fixed[i], boxes[j], fixed[j], fronts[i])
-    cabinets = [(boxes[i], fronts[i], f.position) for i, f in enumerate(fixed) if f.cls in DOOR_AT_POSITION]
-    return [flush_with_doors(box, cabinets) if f.cls in COUNTER_TOPS else box for box, f in zip(boxes, fixed)]
+    return flush_with_doors(boxes, fixed, fronts)
 
 
 def fixed_looks(scene: Scene, fixed: list[FixedObject], catalog: Catalog) -> tuple[FixedLook, ...]:
     """The look of each of `fixed` (in that order), by the rules above."""
     standing = standing_points(scene)
     fronts = [front_of(f.box, f, standing) for f in fixed]
-    boxes = drawn_boxes(scene, fixed, fronts)
+    boxes = drawn_boxes(scene, fixed, fronts, catalog)
     basins = [j for j, f in enumerate(fixed) if catalog[f.cls].basin]
     houses = {
         i
