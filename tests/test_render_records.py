@@ -15,6 +15,7 @@ from world_fixtures import STATIONS, kitchen
 
 from homesim.datasets.alfred_episodes import import_alfred
 from homesim.datasets.builtin import builtin_episodes
+from homesim.datasets.folder import read_dataset, write_dataset
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
 from homesim.evaluation.records import read_records
 from homesim.render import video
@@ -70,6 +71,19 @@ def test_an_experts_record_finds_its_episode_in_alfred_trajectories(alfred_sampl
     result = run(tmp_path / "records.jsonl", *options, "--out", out)
     assert result.exit_code == 0, result.output
     assert frames_of(out) == len(played.actions) + 1
+
+
+def test_a_record_finds_its_episode_in_a_dataset_folder(tmp_path):
+    make_renderer().close()
+    episodes, scenes = builtin_episodes(count=2, seed=7)
+    write_dataset(tmp_path / "data", {"test": episodes}, scenes, source={"made by": "a test"})
+    splits, read_scenes = read_dataset(tmp_path / "data")
+    evaluate(splits, read_scenes, EvaluationConfig(agent="random", seed=1), tmp_path / "eval")
+    records = read_records(tmp_path / "eval" / "records.jsonl")
+    out = tmp_path / "v.gif"
+    result = run(tmp_path / "eval" / "records.jsonl", "--record", 2, "--episodes", tmp_path / "data", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert records[1].episode_id in result.output and frames_of(out) == len(records[1].actions) + 1
 
 
 def test_records_that_cannot_be_played_are_refused_in_one_line(random_run, alfred_samples, tmp_path):
