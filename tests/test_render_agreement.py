@@ -1,11 +1,11 @@
 """Engine/renderer visibility agreement in the real ALFRED scenes (valid_seen's 88 floor plans), at
 random poses in states met along the demonstrations; see `homesim.render.agreement` for the definition.
 
-Measured with `bench/render_agreement.py` (10,000 poses, seed 0): 97.3% of all (pose, object) pairs,
-92% of pairs whose object is within reach. The engine's 90 degree wedge (in bearing and in elevation)
-is not the camera's frustum: looking down, the image's lower corners see up to 70 degrees aside, which
-is most of the disagreement; with the frustum in place of the wedge the same pixels agree on 99% of
-pairs. The rest is occlusion, which the engine ignores.
+Measured with `bench/render_agreement.py` (10,000 poses, seed 0): 98.8% of all (pose, object) pairs,
+96.3% of pairs whose object is within reach. The engine tests the camera's frustum, so the two views
+differ little; what is left is occlusion, which the engine ignores (1,930 pairs), and extents the engine
+sees that are not drawn (3,385: the part of a cabinet's class-sized box in front of its door, boxes cut
+clear of standing places; see `homesim.render.furniture`).
 """
 
 from __future__ import annotations
@@ -43,9 +43,9 @@ def test_agreement_over_200_random_poses(world, renderer):
     assert agreement.poses == 200 and agreement.pairs > 5000
     disagreements = agreement.pairs - agreement.agree
     assert sum(agreement.causes.values()) == disagreements and set(agreement.causes) <= set(CAUSES)
-    assert agreement.rate >= 0.96  # 97.5% today
-    assert agreement.reach_rate >= 0.90  # 93.0% today
-    assert agreement.either_visible > 500  # the poses do see things (847 pairs today)
+    assert agreement.rate >= 0.97  # 98.7% today
+    assert agreement.reach_rate >= 0.94  # 96.3% today
+    assert agreement.either_visible > 500  # the poses do see things (838 pairs today)
 
 
 def test_most_of_what_the_engine_sees_has_pixels_within_reach(world, renderer):
@@ -57,11 +57,11 @@ def test_most_of_what_the_engine_sees_has_pixels_within_reach(world, renderer):
         near = shown_within_reach(frame, renderer, state.agents[0].horizon)
         shown += len(seen & near)
         missing += len(seen - near)
-    assert shown > 80 and shown >= 5 * missing  # 125 and 17 today
+    assert shown > 100 and shown >= 8 * missing  # 151 and 12 today
 
 
 @pytest.mark.slow
 def test_agreement_over_10000_random_poses(world, renderer):
     agreement = measure(world, renderer, 10_000, seed=0)
-    assert agreement.rate >= 0.97  # 97.3% measured; the 98% bar is out of the engine rule's reach (see above)
-    assert agreement.causes["outside the engine's view"] > agreement.causes["occluded"]
+    assert agreement.rate >= 0.985  # 98.8% measured
+    assert agreement.causes["outside the engine's view"] < agreement.causes["occluded"] / 10  # the views agree

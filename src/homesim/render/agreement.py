@@ -1,5 +1,6 @@
 """Do the pixels agree with the engine? The engine decides visibility geometrically (ALFRED's rule:
-within 1.5 m, inside a 90 degree view, not shut inside anything; no occlusion); the renderer draws.
+within 1.5 m, inside the camera's frustum, not shut inside anything; no occlusion) from the objects'
+extents; the renderer draws (and draws rough fixed extents as what they are, see `furniture`).
 
 Per (pose, object) pair the engine says visible or not (`visible_objects`), and the frame *shows the
 object within reach* when at least one of its pixels lies within the visibility distance of the agent,
@@ -11,12 +12,12 @@ A disagreement gets a cause:
 * `occluded`: the engine sees it; the object drawn alone (`Renderer.render(only=...)`) has pixels
   within reach, but in the full frame other things cover them all (the engine ignores occlusion);
 * `beyond reach`: the engine sees it; drawn alone, its pixels all lie farther than the visibility
-  distance (the engine tests whole vertical columns of the extent, the camera sees surfaces);
-* `outside the image`: the engine sees it; drawn alone it is not in the image at all (the engine's
-  view is a 90 degree wedge in bearing and in elevation, the image a pinhole frustum: they differ at
-  the image's corners, and right below the camera);
+  distance (the engine tests whole vertical columns of the extent, the camera sees surfaces; and a
+  cabinet is drawn from its door back, where its extent reaches 0.3 m into the room);
+* `outside the image`: the engine sees it; drawn alone it is not in the image at all (the part of the
+  extent in view is not drawn: a cabinet's in front of its door, a box's cut clear of standing places);
 * `outside the engine's view`: the frame shows it within reach and the engine does not see it (the
-  same two views differing the other way).
+  engine samples an extent's footprint at points, the frame sees every surface).
 """
 
 from __future__ import annotations
