@@ -24,7 +24,7 @@ VISIBILITY_DISTANCE = 1.5
 HALF_FOV = 45.0  # the camera's field of view is 90 degrees, horizontally and vertically
 _T = math.tan(math.radians(HALF_FOV))
 NEAR_PLANE = 0.02  # metres: the camera sees nothing closer
-MOVABLE_RADIUS = 0.5  # no movable object reaches farther than this from its position
+MOVABLE_RADIUS = 0.5  # no movable object reaches farther than this from its position, any way
 SAMPLE_SPACING = 0.1  # metres between the points of an extent's footprint that visibility tests
 
 
@@ -115,13 +115,13 @@ def _visible_heights(ahead_: np.ndarray, right: np.ndarray, horizon: float) -> t
     return np.broadcast_to(lo, ahead_.shape), np.broadcast_to(hi, ahead_.shape)
 
 
-@functools.lru_cache(maxsize=64)
-def _wedge_degrees(horizon: float) -> float:
-    """The widest bearing (on the floor plan) the view reaches at this pitch; 180 when it reaches behind
-    the agent's shoulders (looking steeply down or up, the image's corners lean back)."""
-    s, c = math.sin(math.radians(horizon)), math.cos(math.radians(horizon))
-    along = c - _T * abs(s)  # the corner rays' component along the heading
-    return math.degrees(math.atan2(_T, along)) if along > 1e-9 else 180.0
+def _beside_the_view(ahead_: float, right: float, radius: float, t_low: float, t_high: float, horizon: float) -> bool:
+    """A cheap rejection that holds for every point within `radius` (on the floor plan) of (ahead, right)
+    from the camera, at heights t_low..t_high relative to it: all lie beyond the frustum's side planes,
+    |right| > T*f. Looking down, f = c*ahead - s*t is largest at the lowest point, looking up at the highest."""
+    s, c = _sin_cos(horizon)
+    t = t_low if s >= 0 else t_high
+    return abs(right) - radius > _T * (c * (ahead_ + radius) - s * t) + 1e-9
 
 
 def _nearest_footprint_point(box: Box, agent: AgentState) -> tuple[float, float]:
@@ -129,20 +129,18 @@ def _nearest_footprint_point(box: Box, agent: AgentState) -> tuple[float, float]
 
 
 def _surely_unseen(box: Box, agent: AgentState, camera_height: float) -> bool:
-    """Cheap rejections that hold for every point of the box: beyond reach, outside the widest wedge of
-    bearings the view reaches at this pitch, or above or below every ray (pitch +- HALF_FOV)."""
+    """Cheap rejections that hold for every point of the box: beyond reach, beside the view, or above or
+    below every ray (pitch +- HALF_FOV)."""
     nx, nz = _nearest_footprint_point(box, agent)
     near = math.hypot(nx - agent.x, nz - agent.z)
     if near > VISIBILITY_DISTANCE:
         return True
     cx, cz = (box.lo[0] + box.hi[0]) / 2 - agent.x, (box.lo[2] + box.hi[2]) / 2 - agent.z
     radius, distance = math.hypot(box.hi[0] - box.lo[0], box.hi[2] - box.lo[2]) / 2, math.hypot(cx, cz)
-    wedge = _wedge_degrees(agent.horizon)
-    if wedge < 180.0 and distance > radius:
-        bearing = abs((math.degrees(math.atan2(cx, cz)) - agent.yaw + 180.0) % 360.0 - 180.0)
-        if bearing > wedge + math.degrees(math.asin(radius / distance)) + 1e-6:
-            return True
     y0, y1 = box.lo[1], box.hi[1]
+    ahead_, right = _heading_frame(cx, cz, agent.yaw)
+    if _beside_the_view(ahead_, right, radius, y0 - camera_height, y1 - camera_height, agent.horizon):
+        return True
     near, far = max(near, 1e-3), distance + radius
     top = math.degrees(math.atan2(y1 - camera_height, near if y1 > camera_height else far))
     bottom = math.degrees(math.atan2(y0 - camera_height, near if y0 < camera_height else far))
@@ -237,19 +235,18 @@ def why_not_visible(scene: Scene, state: State, catalog: Catalog, agent_index: i
 def visible_objects(scene: Scene, state: State, catalog: Catalog, agent_index: int) -> list[str]:
     """Every object the agent can interact with now (what ALFRED calls visible), in id order."""
     agent = state.agents[agent_index]
-    fx, fz = YAW_STEP[agent.yaw]
-    wedge = _wedge_degrees(agent.horizon)
-    slope = math.tan(math.radians(wedge)) if wedge < 90.0 else None
-    reach, margin = (VISIBILITY_DISTANCE + MOVABLE_RADIUS) ** 2, (1 + (slope or 0.0)) * MOVABLE_RADIUS
+    reach, height = (VISIBILITY_DISTANCE + MOVABLE_RADIUS) ** 2, scene.camera_height
     found = list(visible_fixed(scene, agent))
     for o in state.objects.values():
         if o.position is None:
             continue
-        # Cheap prefilter, generous by MOVABLE_RADIUS: within reach and inside the view's widest wedge.
-        dx, dz = o.position[0] - agent.x, o.position[2] - agent.z
+        # Cheap prefilter, generous by MOVABLE_RADIUS (each way): within reach and not beside the view.
+        (x, y, z), r = o.position, MOVABLE_RADIUS
+        dx, dz = x - agent.x, z - agent.z
         if dx * dx + dz * dz > reach:
             continue
-        if slope is not None and abs(dx * fz - dz * fx) > (dx * fx + dz * fz) * slope + margin:
+        ahead_, right = _heading_frame(dx, dz, agent.yaw)
+        if _beside_the_view(ahead_, right, r, y - r - height, y + r - height, agent.horizon):
             continue
         if _in_view(scene, state, catalog, agent, o.id):
             found.append(o.id)
