@@ -12,6 +12,8 @@ from pathlib import Path
 
 from homesim.errors import DataError
 
+MASK_PREFIX = "mask:"  # a mask target as a record writes it: "mask:<pixels>" (only its size is kept)
+
 
 @dataclass(frozen=True)
 class EpisodeRecord:

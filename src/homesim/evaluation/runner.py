@@ -16,7 +16,7 @@ import numpy as np
 from homesim.agents.protocol import Agent, AgentAction, TaskSpec, filter_observation, filter_task
 from homesim.datasets.alfred import AlfredEpisode
 from homesim.envs.alfred import AlfredEnv
-from homesim.evaluation.records import EpisodeRecord
+from homesim.evaluation.records import MASK_PREFIX, EpisodeRecord
 
 
 def task_spec(episode: AlfredEpisode, annotation: int, start_step: int = 0) -> TaskSpec:
@@ -30,16 +30,34 @@ def task_spec(episode: AlfredEpisode, annotation: int, start_step: int = 0) -> T
     )
 
 
-def agent_problem(e: Exception, where: str) -> str:
+def _problem(e: Exception, where: str) -> str:
     """Why a step failed when the agent raised: the exception and where in the agent's code."""
     frame = traceback.extract_tb(e.__traceback__)[-1]
     return f"agent raised {type(e).__name__} in {where}: {e} ({frame.filename}:{frame.lineno})"
 
 
+def reset_agent(agent: Agent, told: Callable[[], TaskSpec]) -> str | None:
+    """Starts the agent on the task `told()` gives it; None, or why that broke (then every step fails).
+    Anything raised on the way, the ablation's filter included, is the agent's failure, not the run's."""
+    try:
+        agent.reset(told())
+    except Exception as e:  # an agent's bug must not end the evaluation
+        return _problem(e, "reset")
+    return None
+
+
+def ask_agent(agent: Agent, seen: Callable[[], dict]) -> tuple[object, str | None]:
+    """The agent's reply to the observation `seen()` gives it, or None and why that raised."""
+    try:
+        return agent.act(seen()), None
+    except Exception as e:
+        return None, _problem(e, "act")
+
+
 def _written(target: object) -> object:
     """A target as a record holds it: an object id, or a mask as "mask:<pixels>"."""
     if isinstance(target, np.ndarray):
-        return f"mask:{int(np.count_nonzero(target))}"
+        return f"{MASK_PREFIX}{int(np.count_nonzero(target))}"
     return target if target is None or isinstance(target, str | int | float) else repr(target)
 
 
@@ -74,23 +92,21 @@ def play(
     """Lets the agent act from the env's current state until it stops, a limit ends the episode, or
     `finished()` holds (sub-goal evaluation)."""
     result = Play(info=info)
-    broken = None
-    try:
-        agent.reset(filter_task(observation_filter, task))
-    except Exception as e:  # an agent's bug must not end the evaluation
-        broken = agent_problem(e, "reset")
+    broken = reset_agent(agent, lambda: filter_task(observation_filter, task))
+
+    def seen() -> dict:
+        shown = filter_observation(observation_filter, observation)
+        if "expert_action" in result.info:  # privileged hints, for agents that asked for them
+            shown = shown | {"expert_action": result.info["expert_action"]}
+        return shown
+
     truncated = False
     while not (result.stopped or truncated or result.done):
         answer, problem = {"action": None}, broken
         if broken is None:
-            try:
-                seen = filter_observation(observation_filter, observation)
-                if "expert_action" in result.info:  # privileged hints, for agents that asked for them
-                    seen = seen | {"expert_action": result.info["expert_action"]}
-                reply = agent.act(seen)
+            reply, problem = ask_agent(agent, seen)
+            if problem is None:
                 answer = {"action": reply.action, "target": reply.target} if isinstance(reply, AgentAction) else reply
-            except Exception as e:
-                problem = agent_problem(e, "act")
         observation, _, result.stopped, truncated, result.info = env.step(answer)
         if result.stopped:
             break

@@ -17,7 +17,7 @@ from homesim.datasets.alfred import AlfredEpisode
 from homesim.envs.alfred_text import AlfredTextEnv
 from homesim.envs.alfred_text_expert import expert_command
 from homesim.evaluation.records import EpisodeRecord
-from homesim.evaluation.runner import agent_problem, task_spec
+from homesim.evaluation.runner import ask_agent, reset_agent, task_spec
 from homesim.planning.expert import Unrecoverable
 from homesim.world.actions import STOP
 
@@ -67,19 +67,17 @@ def run_text_episode(
     commands, success, failures = [], [], []
     stopped = truncated = False
     won = info["won"]
-    broken = None
-    try:
-        agent.reset(filter_task(observation_filter, task))
-    except Exception as e:  # an agent's bug must not end the evaluation
-        broken = agent_problem(e, "reset")
+    broken = reset_agent(agent, lambda: filter_task(observation_filter, task))
+
+    def seen() -> dict:
+        shown = filter_observation(observation_filter, _observation(env, text, info, task, hints))
+        return _without_task(shown) if hides_goal else shown
+
     while not (won or truncated):
         command, problem = None, broken
         if broken is None:
-            seen = filter_observation(observation_filter, _observation(env, text, info, task, hints))
-            try:
-                command = _command(agent.act(_without_task(seen) if hides_goal else seen))
-            except Exception as e:
-                problem = agent_problem(e, "act")
+            reply, problem = ask_agent(agent, seen)
+            command = _command(reply)
         if command == STOP:
             stopped = True
             break

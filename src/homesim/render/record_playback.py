@@ -10,13 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from homesim.datasets.alfred import AlfredEpisode
-from homesim.evaluation.records import EpisodeRecord, read_records
+from homesim.evaluation.records import MASK_PREFIX, EpisodeRecord, read_records
 from homesim.world.actions import Action
 from homesim.world.dynamics import step
 from homesim.world.scene import Scene
 from homesim.world.state import State
-
-MASK_PREFIX = "mask:"  # how a record writes a mask target (its pixel count)
 
 
 class NotPlayable(ValueError):

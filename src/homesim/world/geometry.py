@@ -148,9 +148,9 @@ def _surely_unseen(box: Box, agent: AgentState, camera_height: float) -> bool:
 
 
 def _seen_columns(box: Box, agent: AgentState, camera_height: float):
-    """The footprint points of `box` whose vertical segment is within reach and in view, the one nearest
-    the agent first, each with its (ahead, right) offset and its visible heights (relative to the camera).
-    The hot loop of visibility: `_view_limits` read inline, point by point."""
+    """The footprint points of `box` whose vertical segment is within reach and in view (the box's point
+    nearest the agent first), each as (x, z, its distance ahead, its lowest and highest visible height
+    relative to the camera). The hot loop of visibility: `_view_limits` read inline, point by point."""
     upper, lower, conditions = _view_limits(agent.horizon)
     sin, cos = _sin_cos(agent.yaw)
     t0, t1 = box.lo[1] - camera_height, box.hi[1] - camera_height
@@ -184,10 +184,14 @@ def visible_point(box: Box, agent: AgentState, camera_height: float) -> tuple[fl
     there lies where the agent was looking."""
     if _surely_unseen(box, agent, camera_height):
         return None
-    seen = sorted(_seen_columns(box, agent, camera_height), key=lambda c: (c[0] - agent.x) ** 2 + (c[1] - agent.z) ** 2)
-    if not seen:
+    nearest = min(
+        _seen_columns(box, agent, camera_height),
+        key=lambda column: (column[0] - agent.x) ** 2 + (column[1] - agent.z) ** 2,
+        default=None,
+    )
+    if nearest is None:
         return None
-    px, pz, ahead_, lo, hi = seen[0]
+    px, pz, ahead_, lo, hi = nearest
     bottom, top = camera_height + lo, camera_height + hi
     look_y = camera_height - max(ahead_, 0.05) * math.tan(math.radians(agent.horizon))
     return px, min(max(look_y, bottom), top), pz
