@@ -219,6 +219,24 @@ def test_floor_plan_1_from_layout_and_valid_seen(valid_seen, scenes, alfred_layo
     assert scene.room_type == "Kitchen" and scene.id == "FloorPlan1"
 
 
+def test_a_cabinet_extends_from_its_door_back_away_from_where_it_is_used(scenes):
+    """AI2-THOR's position of a cabinet is on its door: the box starts there and reaches away from the
+    agent standing at its use pose (unless that would leave it under MIN_DEPTH deep)."""
+    cabinets = [f for scene in scenes.values() for f in scene.fixed.values() if f.cls == "Cabinet" and f.use_poses]
+    on_the_door = 0
+    for f in cabinets:
+        pose, (x, _, z) = f.use_poses[0], f.position
+        faces = [(f.box.lo[0], x, pose.x), (f.box.hi[0], x, pose.x), (f.box.lo[2], z, pose.z), (f.box.hi[2], z, pose.z)]
+        door_faces = [(face, agent) for face, door, agent in faces if abs(face - door) < 1e-9]
+        assert len(door_faces) <= 1, f.id
+        if door_faces:
+            on_the_door += 1
+            (face, agent), lo, hi = door_faces[0], f.box.lo, f.box.hi
+            centre = (lo[0] + hi[0]) / 2 if face in (lo[0], hi[0]) else (lo[2] + hi[2]) / 2
+            assert abs(agent - face) < abs(agent - centre), f.id  # the door faces the agent
+    assert len(cabinets) > 200 and on_the_door >= 0.9 * len(cabinets)
+
+
 def test_build_scene_with_a_missing_layout_file_names_it(tmp_path, valid_seen, alfred_layouts):
     for kind in ("layout.npy", "objects.json"):
         shutil.copy(alfred_layouts / f"FloorPlan1-{kind}", tmp_path)

@@ -4,8 +4,8 @@ Imported extents are rough (class-sized boxes, grown to cover what the planner t
 engine's visibility has no occlusion, so drawing them as plain solid boxes would hide what the engine
 sees: a wall cabinet's box can hold the camera, a counter top's box covers its sink basin. So:
 
-* a cabinet is drawn from its door back (AI2-THOR's position of a cabinet is on its door), a counter
-  top as the slab under its position (which is on its top);
+* a counter top is drawn as the slab under its position (which is on its top); a cabinet's extent
+  already starts at its door (`scenes.alfred`);
 * every box is cut back clear of the places the agent stands (below its head), and of the objects
   standing on the floor beside it, keeping the object's own position;
 * neighbouring built-ins (cabinets in a row, a drawer over a cabinet) share the overlap of their boxes;
@@ -22,18 +22,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from homesim.render.meshes import BOX, CLASS_SHAPES, SHELLS
+from homesim.scenes.alfred import DOOR_AT_POSITION
 from homesim.world.catalog import Catalog
-from homesim.world.scene import GRID_SIZE, Box, FixedObject, Scene
+from homesim.world.scene import Box, FixedObject, Scene, front_of, standing_points
 
 STANDING_CLEARANCE = 0.1  # metres kept free of fixed boxes around each place the agent can stand
 MIN_PART = 0.02  # metres: thinner parts of a cut box are left out
 SEAM = 0.002  # metres between boxes cut apart, so that their faces never fight over depth
 BASIN_RIM = 0.1  # metres a basin's rim may be off the extent of what it is sunk into
-MIN_DEPTH = 0.1  # metres: a cabinet cut back to its door keeps at least this much
 FLOOR_LEVEL = 0.05  # metres: a fixed object whose position is this near the floor stands on it
 TWINS_APART = 0.05  # metres: built-ins whose positions are closer on every axis are a double door's halves
 MAX_OVERHANG = 0.5  # metres: on train, counters overhang doors by up to 0.5 m, or by more than 0.6 (another run)
-DOOR_AT_POSITION = frozenset({"Cabinet"})
 BUILT_IN = frozenset({"Cabinet", "Drawer"})
 COUNTER_TOPS = frozenset({"CounterTop"})
 DRAWERS = frozenset({"Drawer"})
@@ -46,11 +45,6 @@ class FixedLook:
     parts: tuple[Box, ...]
     shut_shape: str
     open_shape: str
-
-
-def standing_points(scene: Scene) -> np.ndarray:
-    """(N, 2) x, z of the reachable cells: where the agent, and its camera, can be."""
-    return np.array(sorted(scene.reachable), dtype=float).reshape(-1, 2) * GRID_SIZE
 
 
 def volume(box: Box) -> float:
@@ -117,34 +111,6 @@ def with_hole(box: Box, hole: Box) -> tuple[Box, ...]:
         Box((hx0, cut, hz1), (hx1, y1, z1)),
     ]
     return tuple(p for p in parts if all(hi - lo >= MIN_PART for lo, hi in zip(p.lo, p.hi)))
-
-
-def front_of(box: Box, fixed: FixedObject, standing: np.ndarray) -> tuple[int, int]:
-    """The side the agent uses an object from: towards its use pose, else the nearest standing point."""
-    cx, _, cz = centre(box)
-    if fixed.use_poses:
-        tx, tz = fixed.use_poses[0].x, fixed.use_poses[0].z
-    else:
-        tx, tz = standing[np.argmin((standing[:, 0] - cx) ** 2 + (standing[:, 1] - cz) ** 2)]
-    dx, dz = tx - cx, tz - cz
-    if abs(dx) >= abs(dz):
-        return (1 if dx >= 0 else -1), 0
-    return 0, (1 if dz >= 0 else -1)
-
-
-def behind_door(box: Box, fixed: FixedObject, front: tuple[int, int]) -> Box:
-    """A cabinet's box from its door back: AI2-THOR puts a cabinet's position on its door (under train's
-    counter tops, base cabinets' positions lie 0.06 m behind the counter's front edge, wall cabinets'
-    0.37 m in front of its back; what ALFRED's planner took from cabinets lay 0.07 to 0.27 m behind them),
-    while its class-sized box is centred there, half of it sticking out into the room."""
-    axis, sign = (0, front[0]) if front[0] else (2, front[1])
-    lo, hi = list(box.lo), list(box.hi)
-    door = fixed.position[axis]
-    if sign > 0 and door - lo[axis] >= MIN_DEPTH:
-        hi[axis] = min(hi[axis], door)
-    elif sign < 0 and hi[axis] - door >= MIN_DEPTH:
-        lo[axis] = max(lo[axis], door)
-    return Box(tuple(lo), tuple(hi))
 
 
 def overlap(a: Box, b: Box) -> tuple[float, float, float]:
@@ -227,10 +193,8 @@ def as_slab(box: Box, fixed: FixedObject, thickness: float) -> Box:
     return Box((box.lo[0], bottom, box.lo[2]), box.hi)
 
 
-def as_built(fixed: FixedObject, front: tuple[int, int], catalog: Catalog) -> Box:
-    """The part of an object's box it is built as: a cabinet's behind its door, a counter top's slab."""
-    if fixed.cls in DOOR_AT_POSITION:
-        return behind_door(fixed.box, fixed, front)
+def as_built(fixed: FixedObject, catalog: Catalog) -> Box:
+    """The part of an object's box it is built as: a counter top's slab."""
     if fixed.cls in COUNTER_TOPS:
         return as_slab(fixed.box, fixed, catalog[fixed.cls].size[1])
     return fixed.box
@@ -238,8 +202,8 @@ def as_built(fixed: FixedObject, front: tuple[int, int], catalog: Catalog) -> Bo
 
 def drawn_boxes(scene: Scene, fixed: list[FixedObject], fronts: list[tuple[int, int]], catalog: Catalog) -> list[Box]:
     """Each object's box cut back by the first five rules above."""
-    standing = standing_points(scene)
-    boxes = [as_built(f, front, catalog) for f, front in zip(fixed, fronts)]
+    standing = standing_points(scene.reachable)
+    boxes = [as_built(f, catalog) for f in fixed]
     around_agent = around_points(standing, STANDING_CLEARANCE)
     on_floor = [j for j, f in enumerate(fixed) if abs(f.position[1]) <= FLOOR_LEVEL]
     for i, f in enumerate(fixed):
@@ -260,8 +224,8 @@ def drawn_boxes(scene: Scene, fixed: list[FixedObject], fronts: list[tuple[int, 
 
 def fixed_looks(scene: Scene, fixed: list[FixedObject], catalog: Catalog) -> tuple[FixedLook, ...]:
     """The look of each of `fixed` (in that order), by the rules above."""
-    standing = standing_points(scene)
-    fronts = [front_of(f.box, f, standing) for f in fixed]
+    standing = standing_points(scene.reachable)
+    fronts = [front_of(f.box, f.use_poses, standing) for f in fixed]
     boxes = drawn_boxes(scene, fixed, fronts, catalog)
     basins = [j for j, f in enumerate(fixed) if catalog[f.cls].basin]
     houses = {

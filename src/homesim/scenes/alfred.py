@@ -8,7 +8,7 @@ Sources, per floor plan (each one's contribution is counted in `Scene.provenance
   some drawers) are added from the trajectories' actions.
 * Extents: a class-sized box around each fixed object's position, grown to cover the initial
   positions of objects ALFRED's planner picked up from it (`coordinateReceptacleObjectId`), which is
-  how a 3 m counter top gets its length.
+  how a 3 m counter top gets its length. A cabinet's box then starts at its door.
 """
 
 from __future__ import annotations
@@ -25,11 +25,13 @@ import numpy as np
 
 from homesim.errors import DataError
 from homesim.world.catalog import Catalog, alfred_catalog
-from homesim.world.scene import Box, FixedObject, Pose, Scene, to_cell
+from homesim.world.scene import Box, FixedObject, Pose, Scene, front_of, standing_points, to_cell
 
 Position = tuple[float, float, float]
 
 CAMERA_ABOVE_AGENT = 0.675  # AI2-THOR's camera sits this far above the agent's reported y
+DOOR_AT_POSITION = frozenset({"Cabinet"})  # classes whose AI2-THOR position is on their door
+MIN_DEPTH = 0.1  # metres: a cabinet cut back to its door keeps at least this much
 
 
 def parse_object_id(object_id: str) -> tuple[str, Position]:
@@ -247,6 +249,29 @@ def _grow_to_cover_what_they_hold(boxes: dict[str, Box], support: list[tuple[str
     return grown
 
 
+def _behind_door(box: Box, door: float, front: tuple[int, int]) -> Box:
+    """A cabinet's box from its door back. AI2-THOR puts a cabinet's position on its door (under train's
+    counter tops, base cabinets' positions lie 0.06 m behind the counter's front edge, wall cabinets'
+    0.37 m in front of its back; what ALFRED's planner took from cabinets lay 0.07 to 0.27 m behind them),
+    while a class-sized box is centred there, half of it sticking out into the room (and over the
+    places the agent stands in front of it)."""
+    axis, sign = (0, front[0]) if front[0] else (2, front[1])
+    lo, hi = list(box.lo), list(box.hi)
+    if sign > 0 and door - lo[axis] >= MIN_DEPTH:
+        hi[axis] = min(hi[axis], door)
+    elif sign < 0 and hi[axis] - door >= MIN_DEPTH:
+        lo[axis] = max(lo[axis], door)
+    return Box(tuple(lo), tuple(hi))
+
+
+def _cut_at_doors(boxes: dict[str, Box], poses: dict[str, tuple[Pose, ...]], standing: np.ndarray) -> None:
+    for oid, box in boxes.items():
+        cls, position = parse_object_id(oid)
+        if cls in DOOR_AT_POSITION:
+            front = front_of(box, poses.get(oid, ()), standing)
+            boxes[oid] = _behind_door(box, position[0 if front[0] else 2], front)
+
+
 def _open_at_start(
     boxes: dict[str, Box], used_unopened: list[tuple[str, Position | None, frozenset[str]]], catalog: Catalog
 ) -> set[str]:
@@ -277,6 +302,7 @@ def build_scene(
     boxes = _class_sized_boxes(floor_plan, list(poses) + sorted(from_trajectories), poses, catalog)
     from_planner = _add_planner_receptacles(boxes, evidence.planner_receptacles, catalog)
     grown = _grow_to_cover_what_they_hold(boxes, evidence.support)
+    _cut_at_doors(boxes, poses, standing_points(reachable))
     starts_open = _open_at_start(boxes, evidence.used_unopened, catalog)
     fixed = {
         oid: FixedObject(

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 GRID_SIZE = 0.25
 
 
@@ -59,6 +61,25 @@ class FixedObject:
     box: Box
     use_poses: tuple[Pose, ...] = ()
     starts_open: bool = False  # an openable object the scene has open at the start (a door-less cabinet)
+
+
+def standing_points(reachable) -> np.ndarray:
+    """(N, 2) x, z of the reachable cells: where the agent, and its camera, can be."""
+    return np.array(sorted(reachable), dtype=float).reshape(-1, 2) * GRID_SIZE
+
+
+def front_of(box: Box, use_poses: tuple[Pose, ...], standing: np.ndarray) -> tuple[int, int]:
+    """The side (a unit step on x or z) an object is used from: towards its first use pose, else towards
+    the nearest standing point."""
+    cx, cz = (box.lo[0] + box.hi[0]) / 2, (box.lo[2] + box.hi[2]) / 2
+    if use_poses:
+        tx, tz = use_poses[0].x, use_poses[0].z
+    else:
+        tx, tz = standing[np.argmin((standing[:, 0] - cx) ** 2 + (standing[:, 1] - cz) ** 2)]
+    dx, dz = tx - cx, tz - cz
+    if abs(dx) >= abs(dz):
+        return (1 if dx >= 0 else -1), 0
+    return 0, (1 if dz >= 0 else -1)
 
 
 @dataclass(frozen=True)
