@@ -18,6 +18,7 @@ SCENE_SOURCE_KEYS = {  # Scene.provenance of an imported floor plan, summed in t
     "fixed_from_openable",
     "fixed_from_trajectories",
     "fixed_from_planner",
+    "extents_under_their_position",
     "extents_grown_by_pickups",
     "open_at_start_from_expert",
 }

@@ -237,6 +237,17 @@ def test_a_cabinet_extends_from_its_door_back_away_from_where_it_is_used(scenes)
     assert len(cabinets) > 200 and on_the_door >= 0.9 * len(cabinets)
 
 
+def test_a_dining_table_whose_position_is_on_its_top_stands_under_it(scenes):
+    """Some floor plans put a table's position on its top (objects start just above it): its box stands
+    on the floor below that, not a table's height above it."""
+    tables = [f for s in scenes.values() for f in s.fixed.values() if f.cls == "DiningTable" and f.position[1] > 0.5]
+    assert tables and sum(s.provenance["extents_under_their_position"] for s in scenes.values()) >= len(tables)
+    for f in tables:
+        assert f.box.lo[1] == 0.0 and f.position[1] <= f.box.hi[1] < f.position[1] + 0.5, f.id
+    low = [f for s in scenes.values() for f in s.fixed.values() if f.cls == "DiningTable" and f.position[1] < 0.05]
+    assert low and all(f.box.lo[1] == f.position[1] for f in low)  # at their foot, as the class says
+
+
 def test_build_scene_with_a_missing_layout_file_names_it(tmp_path, valid_seen, alfred_layouts):
     for kind in ("layout.npy", "objects.json"):
         shutil.copy(alfred_layouts / f"FloorPlan1-{kind}", tmp_path)

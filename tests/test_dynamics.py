@@ -3,6 +3,8 @@ state ALFRED tracks (cleaned / heated / cooled), on the hand-built kitchen of `w
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from world_fixtures import (
     APPLE,
@@ -50,8 +52,8 @@ from homesim.world import actions as A
 from homesim.world.actions import Action
 from homesim.world.catalog import alfred_catalog
 from homesim.world.dynamics import HORIZON_MAX, HORIZON_MIN, step
-from homesim.world.geometry import why_not_visible
-from homesim.world.scene import Pose
+from homesim.world.geometry import visible_objects, why_not_visible
+from homesim.world.scene import Box, Pose
 from homesim.world.state import State
 
 CATALOG = alfred_catalog()
@@ -302,6 +304,31 @@ def test_put_places_the_held_object_on_a_visible_receptacle():
     assert new.agents[0].held is None
     assert new.objects[APPLE].parent == DINING_TABLE
     assert inside(scene.fixed[DINING_TABLE].box, new.objects[APPLE].position)
+
+
+LOOKING_AT_THE_TABLE = Pose(0.5, 0.0, 180, 60)  # the centre ray meets the table's top 0.48 m ahead
+
+
+def test_put_lands_where_the_agent_looks():
+    scene, state = kitchen(LOOKING_AT_THE_TABLE)
+    state = holding(state.with_objects({}, removed=(BOWL, WATCH, MUG, BUTTER_KNIFE)), APPLE)  # a bare table
+    new = run(scene, state, ("PutObject", DINING_TABLE))
+    top = scene.fixed[DINING_TABLE].box.hi[1]
+    ahead = (scene.camera_height - top) / math.tan(math.radians(60))
+    assert new.objects[APPLE].position == pytest.approx((0.5, top, 0.0 - ahead))
+
+
+def test_put_lands_on_the_free_spot_nearest_where_the_agent_looks():
+    scene, state = kitchen(LOOKING_AT_THE_TABLE)
+    state = holding(state.with_objects({}, removed=(BOWL, WATCH, MUG, BUTTER_KNIFE)), APPLE)
+    state = run(scene, state, ("PutObject", DINING_TABLE))
+    new = run(scene, holding(state, POTATO), ("PutObject", DINING_TABLE))
+    apple, potato = (Box.around(new.objects[o].position, CATALOG[new.objects[o].cls].size) for o in (APPLE, POTATO))
+    assert not apple.overlaps(potato)
+    assert inside(scene.fixed[DINING_TABLE].box, new.objects[POTATO].position)
+    assert POTATO in visible_objects(scene, new, CATALOG, 0)
+    (ax, _, az), (px, _, pz) = new.objects[APPLE].position, new.objects[POTATO].position
+    assert math.hypot(px - ax, pz - az) <= 0.1 + 0.1 + 1e-9  # beside it: the next column over at most
 
 
 def test_put_needs_something_in_hand():

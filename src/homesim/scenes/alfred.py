@@ -8,7 +8,8 @@ Sources, per floor plan (each one's contribution is counted in `Scene.provenance
   some drawers) are added from the trajectories' actions.
 * Extents: a class-sized box around each fixed object's position, grown to cover the initial
   positions of objects ALFRED's planner picked up from it (`coordinateReceptacleObjectId`), which is
-  how a 3 m counter top gets its length. A cabinet's box then starts at its door.
+  how a 3 m counter top gets its length. Floor furniture whose position is on its top (some dining
+  tables) reaches from the floor up to it instead; a cabinet's box starts at its door.
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ Position = tuple[float, float, float]
 CAMERA_ABOVE_AGENT = 0.675  # AI2-THOR's camera sits this far above the agent's reported y
 DOOR_AT_POSITION = frozenset({"Cabinet"})  # classes whose AI2-THOR position is on their door
 MIN_DEPTH = 0.1  # metres: a cabinet cut back to its door keeps at least this much
+# Furniture standing on the floor, things rest on its top. Its AI2-THOR position is at its foot in most
+# floor plans, but on or near its top in some: on train, objects start 0.0 to 0.4 m above the position
+# of every such piece whose position is more than a third of its class's height above the floor.
+FLOOR_FURNITURE = frozenset({"ArmChair", "Bed", "CoffeeTable", "Desk", "DiningTable", "Dresser", "Ottoman", "SideTable", "Sofa"})
 
 
 def parse_object_id(object_id: str) -> tuple[str, Position]:
@@ -220,6 +225,18 @@ def _class_sized_boxes(
     return boxes
 
 
+def _standing_under_their_positions(boxes: dict[str, Box], catalog: Catalog) -> int:
+    """Floor furniture whose position is high above the floor reaches from the floor up to it, rather
+    than a class height up from it (a dining table's box at eye level)."""
+    moved = 0
+    for oid, box in boxes.items():
+        cls, (_, y, _) = parse_object_id(oid)
+        if cls in FLOOR_FURNITURE and y > catalog[cls].size[1] / 3:
+            boxes[oid] = Box((box.lo[0], 0.0, box.lo[2]), (box.hi[0], y, box.hi[2]))
+            moved += 1
+    return moved
+
+
 def _add_planner_receptacles(boxes: dict[str, Box], planner: set[tuple[str, Position]], catalog: Catalog) -> int:
     """Receptacles only ALFRED's planner names (a stove burner objects start on), with ids rebuilt from
     its coordinates. A basin's id carries its sink's position (often on the floor), not its own: it
@@ -301,6 +318,7 @@ def build_scene(
     from_trajectories = {oid for oid in evidence.object_ids if oid not in poses}
     boxes = _class_sized_boxes(floor_plan, list(poses) + sorted(from_trajectories), poses, catalog)
     from_planner = _add_planner_receptacles(boxes, evidence.planner_receptacles, catalog)
+    topped = _standing_under_their_positions(boxes, catalog)
     grown = _grow_to_cover_what_they_hold(boxes, evidence.support)
     _cut_at_doors(boxes, poses, standing_points(reachable))
     starts_open = _open_at_start(boxes, evidence.used_unopened, catalog)
@@ -324,6 +342,7 @@ def build_scene(
             "fixed_from_openable": len(poses),
             "fixed_from_trajectories": len(from_trajectories),
             "fixed_from_planner": from_planner,
+            "extents_under_their_position": topped,
             "extents_grown_by_pickups": grown,
             "open_at_start_from_expert": len(starts_open),
         },

@@ -516,10 +516,6 @@ def spot_in(
     return round(x, 2), round(y, 2), round(z, 2)
 
 
-def boxes_overlap(a: Box, b: Box) -> bool:
-    return all(a.lo[i] < b.hi[i] - EPS and b.lo[i] < a.hi[i] - EPS for i in range(3))
-
-
 def in_the_way(receptacle: FixedObject, fixed: list[FixedObject]) -> list[Box]:
     """The fixed objects a thing put in or on the receptacle must not run into: all but the receptacle,
     what houses it (the sink round a basin, the dresser round a drawer) and its like (the next burner)."""
@@ -548,7 +544,7 @@ def place_object(
     for _ in range(PLACEMENT_TRIES):
         position = spot_in(rng, receptacle, size, inside=catalog[receptacle.cls].openable)
         box = Box.around(position, size)
-        if any(boxes_overlap(box, other) for other in obstacles):
+        if any(box.overlaps(other, EPS) for other in obstacles):
             continue
         if visible_point(box, agent, camera_height) is not None:
             return position

@@ -8,13 +8,15 @@ contents, closing a fridge cools its contents (the `cleaned`/`heated`/`cooled` s
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import replace
 
 from homesim.world import actions as A
 from homesim.world.actions import Action, Event
 from homesim.world.catalog import CLEANS, COOLS, HEATS, Catalog, alfred_catalog
-from homesim.world.geometry import ahead, object_box, visible_point, why_not_visible
+from homesim.world.geometry import ahead, object_box, put_spots, why_not_visible
+from homesim.world.scene import Box
 from homesim.world.scene import Scene
 from homesim.world.state import AgentState, State
 
@@ -106,12 +108,29 @@ def _put(scene: Scene, state: State, catalog: Catalog, agent: int, receptacle_id
     # bowl) only takes what the compatibility table says fits in it.
     if catalog[receptacle.cls].pickupable and not catalog.can_contain(receptacle.cls, held.cls):
         raise ActionFailed(f"a {held.cls} cannot be put in/on a {receptacle.cls}")
-    # It lands at the nearest point of the receptacle in view, at the height the agent looks at: extents
-    # grown from ALFRED's data are too rough for "on top" to be trusted (a shelf's box spans its boards).
-    spot = visible_point(object_box(scene, state, catalog, receptacle_id), me, scene.camera_height)
+    spot = _landing(scene, state, catalog, receptacle_id, me)
     moved = {me.held: replace(held, parent=receptacle_id, position=spot)}
     moved.update({d: replace(state.objects[d], position=spot) for d in state.descendants(me.held)})
     return state.with_objects(moved).with_agent(agent, replace(me, held=None))
+
+
+def _landing(scene: Scene, state: State, catalog: Catalog, receptacle_id: str, me: AgentState):
+    """Where the held object lands on a receptacle: where the agent looks, or the spot in view nearest
+    that which it fits without overlapping another object, as AI2-THOR puts at a free spawn point (else
+    where the agent looks: ALFRED puts with forceAction). Spots are on the receptacle's extent, not on
+    a surface: extents grown from ALFRED's data are too rough for "on top" to be trusted (a shelf's box
+    spans its boards)."""
+    spots = put_spots(object_box(scene, state, catalog, receptacle_id), me, scene.camera_height)
+    looked_at = next(spots)  # the receptacle is in view: `_target` checked
+    size = catalog[state.objects[me.held].cls].size
+    beneath = {receptacle_id, *state.ancestors(receptacle_id), *state.descendants(me.held)}
+    others = [
+        Box.around(o.position, catalog[o.cls].size)
+        for o in state.objects.values()
+        if o.position is not None and o.id not in scene.fixed and o.id not in beneath
+    ]
+    free = (s for s in itertools.chain([looked_at], spots) if not any(Box.around(s, size).overlaps(o) for o in others))
+    return next(free, looked_at)
 
 
 def _switch(capability: str, flag: str, value: bool, word: str) -> Callable:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -195,6 +196,42 @@ def visible_point(box: Box, agent: AgentState, camera_height: float) -> tuple[fl
     bottom, top = camera_height + lo, camera_height + hi
     look_y = camera_height - max(ahead_, 0.05) * math.tan(math.radians(agent.horizon))
     return px, min(max(look_y, bottom), top), pz
+
+
+def centre_ray_hit(box: Box, agent: AgentState, camera_height: float) -> tuple[float, float, float] | None:
+    """Where the camera's centre ray first enters `box`, if it does within reach (and the camera is not
+    inside it), else None."""
+    s, c = _sin_cos(agent.horizon)
+    sy, cy = _sin_cos(agent.yaw)
+    origin, direction = (agent.x, camera_height, agent.z), (c * sy, -s, c * cy)
+    enter, leave = -math.inf, math.inf
+    for o, d, lo, hi in zip(origin, direction, box.lo, box.hi):
+        if abs(d) < 1e-12:
+            if not lo <= o <= hi:
+                return None
+            continue
+        t0, t1 = sorted(((lo - o) / d, (hi - o) / d))
+        enter, leave = max(enter, t0), min(leave, t1)
+    if enter > leave or enter < NEAR_PLANE or enter * c > VISIBILITY_DISTANCE:
+        return None
+    return tuple(o + enter * d for o, d in zip(origin, direction))
+
+
+def put_spots(box: Box, agent: AgentState, camera_height: float) -> Iterator[tuple[float, float, float]]:
+    """Where an object put on `box` may land, best first: where the agent looks (the centre ray's first
+    point on the box, or where the ray misses it, the nearest point of the box in view), then the box's
+    other points in view, nearest that one first, each at its height clamped into view. Nothing if no
+    part of the box is in view."""
+    first = centre_ray_hit(box, agent, camera_height) or visible_point(box, agent, camera_height)
+    if first is None:
+        return
+    yield first
+    fx, fy, fz = first
+    others = sorted(
+        ((px - fx) ** 2 + (pz - fz) ** 2, px, min(max(fy, camera_height + lo), camera_height + hi), pz)
+        for px, pz, _, lo, hi in _seen_columns(box, agent, camera_height)
+    )
+    yield from ((x, y, z) for _, x, y, z in others)
 
 
 def visible_fixed(scene: Scene, agent: AgentState) -> frozenset[str]:

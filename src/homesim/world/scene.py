@@ -47,6 +47,10 @@ class Box:
         cx, cz, hx, hz = (x0 + x1) / 2, (z0 + z1) / 2, (x1 - x0) / 2, (z1 - z0) / 2
         return Box((cx - hz, y0, cz - hx), (cx + hz, y1, cz + hx))
 
+    def overlaps(self, other: Box, margin: float = 0.0) -> bool:
+        """Whether the two boxes share a volume more than `margin` deep along every axis."""
+        return all(a < d - margin and c < b - margin for a, b, c, d in zip(self.lo, self.hi, other.lo, other.hi))
+
     def union_point(self, p: tuple[float, float, float]) -> Box:
         return Box(tuple(map(min, self.lo, p)), tuple(map(max, self.hi, p)))
 
