@@ -42,8 +42,8 @@ INDEX = 9  # the column of the object index
 # Movable objects win the depth test against whatever lies less than LIFT in front of them: the engine
 # puts things at a point inside their receptacle's extent, and imported extents are rough (a shelf's
 # 0.3 m space, a counter top's slab seen at a slant, a cabinet's side beside what lies in its corner).
-# Goals valid_seen's demonstrations reach through ground-truth masks (of 251): 237 at 0, 243 at 0.1,
-# 246 at 0.2, 249 at 0.3 and at 0.5; the price is small things showing through that much furniture.
+# Goals valid_seen's demonstrations reach through ground-truth masks (of 251): 241 at 0, 245 at 0.1,
+# 248 at 0.2, 250 at 0.3 and at 0.5; the price is small things showing through that much furniture.
 LIFT = 0.3
 SLAB = 0.03  # the thinnest a surface is drawn
 WALL_THICKNESS = 0.1
