@@ -16,8 +16,7 @@ from homesim.world import actions as A
 from homesim.world.actions import Action, Event
 from homesim.world.catalog import CLEANS, COOLS, HEATS, Catalog, alfred_catalog
 from homesim.world.geometry import ahead, object_box, put_spots, why_not_visible
-from homesim.world.scene import Box
-from homesim.world.scene import Scene
+from homesim.world.scene import Box, Scene
 from homesim.world.state import AgentState, State
 
 HORIZON_MIN, HORIZON_MAX = -30, 60
@@ -114,7 +113,9 @@ def _put(scene: Scene, state: State, catalog: Catalog, agent: int, receptacle_id
     return state.with_objects(moved).with_agent(agent, replace(me, held=None))
 
 
-def _landing(scene: Scene, state: State, catalog: Catalog, receptacle_id: str, me: AgentState):
+def _landing(
+    scene: Scene, state: State, catalog: Catalog, receptacle_id: str, me: AgentState
+) -> tuple[float, float, float]:
     """Where the held object lands on a receptacle: where the agent looks, or the spot in view nearest
     that which it fits without overlapping another object, as AI2-THOR puts at a free spawn point (else
     where the agent looks: ALFRED puts with forceAction). Spots are on the receptacle's extent, not on
