@@ -1,7 +1,7 @@
 """What the renderer draws, before any OpenGL: rough fixed extents cut clear of where the agent stands,
-neighbours sharing their overlap, counter tops flush with the doors
-under them, basins sunk into counters and the floor, surfaces drawn under what rests on them, slices side
-by side, and what a closed container hides."""
+neighbours sharing their overlap, counter tops flush with the doors under them, basins sunk into counters
+and the floor, surfaces drawn under what rests on them, slices side by side, and what a closed container
+hides."""
 
 from __future__ import annotations
 
