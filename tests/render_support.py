@@ -7,10 +7,13 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+import typer
+from typer.testing import CliRunner, Result
 
 from homesim.datasets.alfred import AlfredEpisode, episode_from_trajectory
 from homesim.datasets.alfred_files import RawTrajectory, read_trajectories
 from homesim.render import Renderer, RenderingUnavailable
+from homesim.render.command import render_episode
 from homesim.scenes.alfred import build_scene, gather_evidence
 from homesim.world.dynamics import step
 from homesim.world.scene import Scene
@@ -22,6 +25,16 @@ def make_renderer(width: int = 300, height: int = 300, fov: float = 90.0, depth_
         return Renderer(width, height, fov, depth_range)
     except RenderingUnavailable as e:
         pytest.skip(str(e))
+
+
+_CLI = typer.Typer()
+_CLI.command("render-episode")(render_episode)
+_CLI.command("unused")(lambda: None)  # two commands, so typer keeps the command name as in the real CLI
+
+
+def run_render_episode(*args) -> Result:
+    """`homesim render-episode ARGS...`, through a typer app holding that command as the CLI registers it."""
+    return CliRunner().invoke(_CLI, ["render-episode", *map(str, args)], env={"COLUMNS": "300"})
 
 
 @cache

@@ -6,12 +6,10 @@ from __future__ import annotations
 import moderngl
 import numpy as np
 import pytest
-import typer
-from typer.testing import CliRunner
+from render_support import run_render_episode
 from world_fixtures import STATIONS, kitchen
 
 from homesim.render import Renderer, RenderingUnavailable, context
-from homesim.render.command import render_episode
 from homesim.render.masks import decode, encode
 from homesim.render.topdown import top_down_map
 from homesim.world.actions import Action
@@ -38,13 +36,8 @@ def test_the_renderer_says_egl_is_missing_in_one_line(no_egl):
 
 
 def test_render_episode_prints_that_line_and_exits(no_egl, alfred_samples, alfred_layouts, tmp_path):
-    app = typer.Typer()
-    app.command("render-episode")(render_episode)
-    app.command("unused")(lambda: None)
     trajectory = next(alfred_samples.rglob("traj_data.json"))
-    result = CliRunner().invoke(
-        app, ["render-episode", str(trajectory), "--layouts", str(alfred_layouts), "--out", str(tmp_path / "v.mp4")]
-    )
+    result = run_render_episode(trajectory, "--layouts", alfred_layouts, "--out", tmp_path / "v.mp4")
     assert result.exit_code == 1
     assert result.output.strip().splitlines() == [result.output.strip()]
     assert result.output.startswith("homesim: no headless OpenGL (EGL) context")

@@ -8,27 +8,16 @@ import json
 import imageio.v3 as iio
 import numpy as np
 import pytest
-import typer
-from render_support import make_renderer
-from typer.testing import CliRunner
+from render_support import make_renderer, run_render_episode
 from world_fixtures import STATIONS, kitchen
 
 from homesim.datasets.alfred import episode_from_trajectory
-from homesim.render.command import render_episode
 from homesim.render.topdown import AGENT_COLOUR, PATH_COLOUR, save_map, top_down_map
 from homesim.render.video import compose, episode_frames, write_video
 from homesim.scenes.alfred import build_scene, gather_evidence
 from homesim.world.actions import Action
 
 SHORT_TRAJECTORY = "train/look_at_obj_in_light-Pillow-None-DeskLamp-303/trial_T20190907_034918_885162"  # 13 actions
-
-app = typer.Typer()
-app.command("render-episode")(render_episode)
-app.command("unused")(lambda: None)  # two commands, so typer keeps the command name as in the real CLI
-
-
-def run(*args) -> object:
-    return CliRunner().invoke(app, ["render-episode", *map(str, args)], env={"COLUMNS": "300"})
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +77,7 @@ def test_videos_are_mp4_or_gif_only(tmp_path):
 def test_render_an_alfred_trajectory(short_trajectory, alfred_layouts, tmp_path):
     make_renderer().close()  # skips where there is no EGL
     out = tmp_path / "videos" / "pillow.mp4"
-    result = run(short_trajectory, "--layouts", alfred_layouts, "--out", out)
+    result = run_render_episode(short_trajectory, "--layouts", alfred_layouts, "--out", out)
     assert result.exit_code == 0, result.output
     assert "14 frames" in result.output and "FloorPlan303" in result.output
     assert len(iio.imread(out, index=None)) == 14  # the start and one per action
@@ -103,7 +92,7 @@ def test_render_a_homesim_episode_with_its_scene_file(short_trajectory, alfred_l
     (tmp_path / "episode.json").write_text(json.dumps(episode.to_dict()))
     (tmp_path / f"{floor_plan}.json").write_text(json.dumps(scene.to_dict()))
     out = tmp_path / "pillow.gif"
-    result = run(tmp_path / "episode.json", "--scene", tmp_path / f"{floor_plan}.json", "--out", out)
+    result = run_render_episode(tmp_path / "episode.json", "--scene", tmp_path / f"{floor_plan}.json", "--out", out)
     assert result.exit_code == 0, result.output
     assert len(iio.imread(out, index=None)) == 14
 
@@ -120,7 +109,7 @@ def test_render_episode_says_what_is_missing_in_one_line(short_trajectory, alfre
     other.write_text(json.dumps({"hello": 1}))
     cases.append(((other, "--out", tmp_path / "v.gif"), "is neither an ALFRED traj_data.json"))
     for args, message in cases:
-        result = run(*args)
+        result = run_render_episode(*args)
         assert result.exit_code == 1
         assert message in result.output and len(result.output.strip().splitlines()) == 1
 
@@ -131,5 +120,7 @@ def test_render_episode_refuses_a_scene_file_of_another_floor_plan(short_traject
     episode = episode_from_trajectory(str(short_trajectory), data, scene)
     (tmp_path / "episode.json").write_text(json.dumps({**episode.to_dict(), "scene_id": "FloorPlan1"}))
     (tmp_path / "scene.json").write_text(json.dumps(scene.to_dict()))
-    result = run(tmp_path / "episode.json", "--scene", tmp_path / "scene.json", "--out", tmp_path / "v.gif")
+    result = run_render_episode(
+        tmp_path / "episode.json", "--scene", tmp_path / "scene.json", "--out", tmp_path / "v.gif"
+    )
     assert result.exit_code == 1 and "plays in FloorPlan1, but --scene" in result.output

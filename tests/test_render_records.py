@@ -8,9 +8,7 @@ from dataclasses import replace
 
 import imageio.v3 as iio
 import pytest
-import typer
-from render_support import make_renderer
-from typer.testing import CliRunner
+from render_support import make_renderer, run_render_episode
 from world_fixtures import STATIONS, kitchen
 
 from homesim.datasets.alfred_episodes import import_alfred
@@ -19,17 +17,8 @@ from homesim.datasets.folder import read_dataset, write_dataset
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
 from homesim.evaluation.records import read_records
 from homesim.render import video
-from homesim.render.command import render_episode
 from homesim.render.video import episode_frames
 from homesim.world.actions import Action
-
-app = typer.Typer()
-app.command("render-episode")(render_episode)
-app.command("unused")(lambda: None)  # two commands, so typer keeps the command name as in the real CLI
-
-
-def run(*args) -> object:
-    return CliRunner().invoke(app, ["render-episode", *map(str, args)], env={"COLUMNS": "300"})
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +41,7 @@ def test_a_random_agents_record_plays_as_recorded_failures_included(random_run, 
     played = records[number - 1]
     assert not all(played.action_success)  # the random agent fails some actions: they are played too
     out = tmp_path / "record.gif"
-    result = run(random_run, "--record", number, "--out", out)
+    result = run_render_episode(random_run, "--record", number, "--out", out)
     assert result.exit_code == 0, result.output
     assert frames_of(out) == len(played.actions) + 1  # the start and one per recorded action
     assert f"{len(played.actions) + 1} frames of {played.episode_id}" in result.output
@@ -68,7 +57,7 @@ def test_an_experts_record_finds_its_episode_in_alfred_trajectories(alfred_sampl
     assert played.goal_satisfied and played.actions
     out = tmp_path / "expert.gif"
     options = ("--record", len(records), "--episodes", alfred_samples, "--layouts", alfred_layouts)
-    result = run(tmp_path / "records.jsonl", *options, "--out", out)
+    result = run_render_episode(tmp_path / "records.jsonl", *options, "--out", out)
     assert result.exit_code == 0, result.output
     assert frames_of(out) == len(played.actions) + 1
 
@@ -81,7 +70,9 @@ def test_a_record_finds_its_episode_in_a_dataset_folder(tmp_path):
     evaluate(splits, read_scenes, EvaluationConfig(agent="random", seed=1), tmp_path / "eval")
     records = read_records(tmp_path / "eval" / "records.jsonl")
     out = tmp_path / "v.gif"
-    result = run(tmp_path / "eval" / "records.jsonl", "--record", 2, "--episodes", tmp_path / "data", "--out", out)
+    result = run_render_episode(
+        tmp_path / "eval" / "records.jsonl", "--record", 2, "--episodes", tmp_path / "data", "--out", out
+    )
     assert result.exit_code == 0, result.output
     assert records[1].episode_id in result.output and frames_of(out) == len(records[1].actions) + 1
 
@@ -100,10 +91,10 @@ def test_records_that_cannot_be_played_are_refused_in_one_line(random_run, alfre
     for i, (record, options, message) in enumerate(cases):
         path = tmp_path / f"records{i}.jsonl"
         path.write_text(record.to_json() + "\n")
-        result = run(path, *options, "--out", tmp_path / "v.gif")
+        result = run_render_episode(path, *options, "--out", tmp_path / "v.gif")
         assert result.exit_code == 1, result.output
         assert message in result.output and len(result.output.strip().splitlines()) == 1, result.output
-    result = run(random_run, "--record", 99, "--out", tmp_path / "v.gif")
+    result = run_render_episode(random_run, "--record", 99, "--out", tmp_path / "v.gif")
     assert result.exit_code == 1 and "holds 4 record(s)" in result.output
 
 

@@ -36,6 +36,7 @@ from gymnasium import spaces
 
 from homesim.datasets.alfred import AlfredEpisode
 from homesim.envs.alfred import choose_episode, episodes_with_scenes
+from homesim.planning.expert import clean_actions
 from homesim.planning.poses import walk
 from homesim.planning.use_routes import UseRoutes
 from homesim.tasks.alfred import AlfredGoal, Subgoal, goal_conditions
@@ -520,14 +521,7 @@ class AlfredTextEnv(gymnasium.Env):
         faucet = self._faucet_of(basin)
         if faucet is None:
             raise _Failed(f"no faucet runs into {self.names[basin]}")
-        on = [Action(A.TOGGLE_OFF, faucet)] if self.state.objects[faucet].is_on else []
-        steps = [
-            Action(A.PUT, basin),
-            *on,
-            Action(A.TOGGLE_ON, faucet),
-            Action(A.TOGGLE_OFF, faucet),
-            Action(A.PICKUP, obj),
-        ]
+        steps = clean_actions(self.state, obj, basin, faucet)
         # the basin and its faucet in view together, so the water runs into the basin the agent sees
         together = self.routes.path(self.state, basin, faucet) is not None
         self._run(steps, approach=(basin, faucet) if together else None)

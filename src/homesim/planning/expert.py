@@ -28,6 +28,19 @@ from homesim.world.scene import Scene
 from homesim.world.state import State
 
 
+def clean_actions(state: State, obj: str, basin: str, faucet: str) -> list[Action]:
+    """ALFRED's CleanObject macro for the held object: put it in the basin, run the faucet (turned off
+    first if it is on), and take it back."""
+    off = [Action(A.TOGGLE_OFF, faucet)] if state.objects[faucet].is_on else []
+    return [
+        Action(A.PUT, basin),
+        *off,
+        Action(A.TOGGLE_ON, faucet),
+        Action(A.TOGGLE_OFF, faucet),
+        Action(A.PICKUP, obj),
+    ]
+
+
 class Unrecoverable(Exception):
     """The goal can no longer be reached from this state; the message says why."""
 
@@ -190,16 +203,7 @@ class _Planner:
             # A faucet cleans the basin closest to it: use a basin through the faucet that serves it.
             serves = {self._closest_basin(f): f for f in sorted(self._fixed_with(lambda c: c.effect == CLEANS))}
             basin = self._nearest([b for b in serves if b is not None], "sink basin with a faucet")
-            faucet = serves[basin]
-            on = [Action(A.TOGGLE_OFF, faucet)] if self.state.objects[faucet].is_on else []
-            steps = [
-                Action(A.PUT, basin),
-                *on,
-                Action(A.TOGGLE_ON, faucet),
-                Action(A.TOGGLE_OFF, faucet),
-                Action(A.PICKUP, obj),
-            ]
-            self._high_step(kind, steps, obj, basin)
+            self._high_step(kind, clean_actions(self.state, obj, basin, serves[basin]), obj, basin)
             return
         appliance = self._nearest(
             self._fixed_with(lambda c: c.effect == (HEATS if kind == "HeatObject" else COOLS)),

@@ -14,15 +14,14 @@ import numpy as np
 
 from homesim.world import actions as A
 from homesim.world.catalog import Catalog
-from homesim.world.dynamics import HORIZON_MAX, HORIZON_MIN
+from homesim.world.dynamics import HORIZON_MAX, HORIZON_MIN, LOOKS, TURNS
 from homesim.world.geometry import HORIZONS, VISIBILITY_DISTANCE, YAW_STEP, YAWS, enclosed, in_view_from, object_box
 from homesim.world.scene import GRID_SIZE, Scene, to_cell
 from homesim.world.state import AgentState, State
 
 Pose = tuple[int, int, int, int]  # cell x, cell z, yaw, horizon
-_TURNS = {A.ROTATE_LEFT: -90, A.ROTATE_RIGHT: 90}
-_LOOKS = {A.LOOK_UP: -15, A.LOOK_DOWN: 15}
 _YAWS, _HORIZONS = np.array(YAWS), np.array(HORIZONS)
+LOOK_STEP = LOOKS[A.LOOK_DOWN]  # degrees one look turns the camera
 
 
 def pose_of(agent: AgentState) -> Pose:
@@ -61,7 +60,7 @@ def looks(horizons: list[int], start: int) -> list[str]:
     """The looks up or down from horizon `start` to the nearest of `horizons`."""
     target = min(horizons, key=lambda h: abs(h - start))
     look = A.LOOK_DOWN if target > start else A.LOOK_UP
-    return [look] * (abs(target - start) // 15)
+    return [look] * (abs(target - start) // LOOK_STEP)
 
 
 def shortest_path(
@@ -74,7 +73,7 @@ def shortest_path(
         return None
 
     def finish(spot: tuple[int, int, int]) -> int:  # the fewest looks to a goal horizon at this spot
-        return min(abs(h - start[3]) for h in horizons[spot]) // 15
+        return min(abs(h - start[3]) for h in horizons[spot]) // LOOK_STEP
 
     origin = start[:3]
     parent: dict[tuple[int, int, int], tuple[tuple[int, int, int], str]] = {origin: (origin, "")}
@@ -129,10 +128,10 @@ def walk(scene: Scene, state: State, agent: int, path: Sequence[str]) -> State |
             x, z = x + dx * GRID_SIZE, z + dz * GRID_SIZE
             if not scene.is_reachable(x, z) or (x, z) in others:
                 return None
-        elif action in _TURNS:
-            yaw = (yaw + _TURNS[action]) % 360
+        elif action in TURNS:
+            yaw = (yaw + TURNS[action]) % 360
         else:
-            horizon += _LOOKS[action]
+            horizon += LOOKS[action]
             if not HORIZON_MIN <= horizon <= HORIZON_MAX:
                 return None
     return state.with_agent(agent, AgentState(x, z, yaw, horizon, me.held))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from homesim.planning.poses import Pose, goal_horizons, looks, path_to_use, pose_of, shortest_path, use_poses
+from homesim.planning.poses import LOOK_STEP, Pose, goal_horizons, looks, path_to_use, pose_of, shortest_path, use_poses
 from homesim.world import actions as A
 from homesim.world.catalog import Catalog
 from homesim.world.geometry import HORIZONS, YAW_STEP, YAWS, enclosed
@@ -96,7 +96,7 @@ class UseRoutes:
             finish = np.full((len(_STARTS), n + 1), FAR, dtype=np.int32)  # looks left at a use pose, per start
             spots = np.array([s for s, hs in horizons.items() for _ in hs], dtype=np.int64)
             wanted = np.array([h for hs in horizons.values() for h in hs], dtype=np.int32)
-            np.minimum.at(finish.T, spots, np.abs(wanted[:, None] - _STARTS) // 15 * ACTION)
+            np.minimum.at(finish.T, spots, np.abs(wanted[:, None] - _STARTS) // LOOK_STEP * ACTION)
             cost = finish.copy()  # column n, beyond a wall, stays FAR
             ahead, left, right = self.following
             while True:  # until each spot costs its finish or one action more than its best neighbour

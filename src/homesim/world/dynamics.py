@@ -20,6 +20,8 @@ from homesim.world.scene import Box, Scene
 from homesim.world.state import AgentState, State
 
 HORIZON_MIN, HORIZON_MAX = -30, 60
+TURNS = {A.ROTATE_LEFT: -90, A.ROTATE_RIGHT: 90}  # degrees of yaw
+LOOKS = {A.LOOK_UP: -15, A.LOOK_DOWN: 15}  # degrees of horizon (+ looks down)
 
 
 class ActionFailed(Exception):
@@ -212,10 +214,8 @@ def _cool_contents(state: State, catalog: Catalog) -> State:
 
 _DYNAMICS: dict[str, Callable] = {
     A.MOVE_AHEAD: _move_ahead,
-    A.ROTATE_LEFT: _rotate(-90),
-    A.ROTATE_RIGHT: _rotate(90),
-    A.LOOK_UP: _look(-15),
-    A.LOOK_DOWN: _look(15),
+    **{name: _rotate(degrees) for name, degrees in TURNS.items()},
+    **{name: _look(degrees) for name, degrees in LOOKS.items()},
     A.PICKUP: _pickup,
     A.PUT: _put,
     A.OPEN: _switch("openable", "is_open", True, "open"),
