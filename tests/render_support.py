@@ -13,7 +13,7 @@ from typer.testing import CliRunner, Result
 from homesim.datasets.alfred import AlfredEpisode, episode_from_trajectory
 from homesim.datasets.alfred_files import RawTrajectory, read_trajectories
 from homesim.render import Renderer, RenderingUnavailable
-from homesim.render.command import render_episode
+from homesim.cli.render import render_episode
 from homesim.scenes.alfred import build_scene, gather_evidence
 from homesim.world.dynamics import step
 from homesim.world.scene import Scene

@@ -9,7 +9,7 @@ PATH is one of:
   (failed steps fail again, and say so); its episode is looked up in `--episodes`, the source the
   evaluation read (a dataset folder, or ALFRED trajectories with `--layouts`; none: the built-in episodes).
 
-The CLI registers it with `app.command("render-episode")(render_episode)`.
+Registered by `homesim.cli`.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Annotated
 
 import typer
 
+from homesim.cli.common import app
 from homesim.world.actions import Action
 from homesim.world.scene import Scene
 from homesim.world.state import State
@@ -47,6 +48,7 @@ class Playback:
     reasons: dict[int, str] = field(default_factory=dict)
 
 
+@app.command("render-episode")
 def render_episode(
     path: Annotated[
         Path,
@@ -88,7 +90,7 @@ def render_episode(
     map, with the instruction and each action's outcome."""
     from homesim.errors import DataError
     from homesim.render.context import RenderingUnavailable
-    from homesim.render.record_playback import NotPlayable, is_records_file
+    from homesim.cli.record_playback import NotPlayable, is_records_file
     from homesim.render.renderer import Renderer
     from homesim.render.video import FORMATS, episode_frames, write_video
 
@@ -167,7 +169,7 @@ def _record_playback(path: Path, number: int, episodes: Path | None, layouts: Pa
     from homesim.datasets.alfred_episodes import import_alfred
     from homesim.datasets.builtin import builtin_episodes
     from homesim.datasets.folder import is_dataset, read_dataset
-    from homesim.render.record_playback import find_episode, read_record, record_start, recorded_actions
+    from homesim.cli.record_playback import find_episode, read_record, record_start, recorded_actions
 
     played = read_record(path, number)
     where = f"record {number} of {path}"

@@ -1,0 +1,5 @@
+"""`python -m homesim`: the `homesim` command."""
+
+from homesim.cli import app
+
+app(prog_name="homesim")

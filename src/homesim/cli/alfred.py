@@ -1,0 +1,233 @@
+"""`homesim alfred ...`, `homesim generate alfred` and `homesim play alfred`: ALFRED's files, its generator and its text game."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import track
+from rich.table import Table
+
+from homesim.cli.common import LayoutsOption, TrajectoriesOption, console, generate_app, group, percent, play_app
+
+alfred_app = group("alfred", "ALFRED: import its scenes and trajectories, replay its expert demonstrations.")
+
+
+@alfred_app.command("replay")
+def alfred_replay(
+    trajectories: TrajectoriesOption,
+    layouts: LayoutsOption,
+    json_out: Annotated[Path | None, typer.Option("--json", help="write the summary (with every failure) here")] = None,
+    show_failures: Annotated[int, typer.Option(help="how many failures to list")] = 20,
+) -> None:
+    """Replay ALFRED's expert low-level actions in homesim and check that each reaches its goal."""
+    from homesim.datasets.alfred_replay import replay_path
+
+    report = replay_path(
+        trajectories, layouts, progress=lambda items: track(items, description="replaying", console=console)
+    )
+    summary = report.summary()
+
+    table = Table(title=f"ALFRED expert replay: {trajectories}")
+    for column in ("task type", "trajectories", "all actions succeeded", "goal satisfied", "goal-condition ratio"):
+        table.add_column(column, justify="left" if column == "task type" else "right")
+    rows = list(summary["by_task_type"].items()) + [("all", summary)]
+    for i, (name, f) in enumerate(rows):
+        table.add_row(
+            name,
+            str(f["total"]),
+            percent(f["all_actions_succeeded"], f["total"]),
+            percent(f["goal_satisfied"], f["total"]),
+            f"{f['goal_condition_ratio']:.4f}",
+            end_section=i == len(rows) - 2,  # a rule above the "all" row
+        )
+    console.print(table)
+
+    sources = Table(title="where the scenes came from (summed over floor plans)")
+    sources.add_column("source")
+    sources.add_column("count", justify="right")
+    for key, n in summary["scene_sources"].items():
+        sources.add_row(key.replace("_", " "), str(n))
+    console.print(sources)
+
+    for failure in summary["failures"][:show_failures]:
+        first = failure["first_failure"]
+        why = (
+            f"step {first['index']} {first['action']} {first['target'] or ''}: {first['message']}"
+            if first
+            else "goal not satisfied"
+        )
+        console.print(f"[yellow]failed[/] {failure['name']}: {why}")
+    for error in summary["errors"][:show_failures]:
+        console.print(f"[red]malformed[/] {error}")
+    if summary["malformed"]:
+        console.print(f"[red]{summary['malformed']} trajectories could not be replayed[/] (see above)")
+    if json_out:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps(summary, indent=1))
+        console.print(f"summary written to {json_out}")
+
+
+@alfred_app.command("import-scenes")
+def alfred_import_scenes(
+    layouts: LayoutsOption,
+    out: Annotated[Path, typer.Option("--out", help="folder to write one <FloorPlanN>.json scene file per floor plan")],
+    trajectories: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--trajectories",
+            exists=True,
+            help="ALFRED trajectories whose paths and objects complete the scenes (repeatable)",
+        ),
+    ] = None,
+    used_only: Annotated[bool, typer.Option(help="only the floor plans the trajectories use")] = False,
+) -> None:
+    """Rebuild ALFRED's floor plans as homesim scene files, and say what each source gave.
+
+    Every floor plan in --layouts is imported; the trajectories (any split) add the cells their expert
+    paths walk and the objects their actions name."""
+    from homesim.datasets.alfred_files import read_trajectories
+    from homesim.errors import DataError
+    from homesim.scenes.alfred import FloorPlanEvidence, build_scene, floor_plans_in, gather_evidence
+
+    good = [t.data for path in trajectories or [] for t in read_trajectories(path) if not isinstance(t, DataError)]
+    evidence = gather_evidence(good)
+    floor_plans = sorted(evidence) if used_only else floor_plans_in(layouts)
+    if not floor_plans:
+        console.print(f"[red]no floor plans to import[/]: no FloorPlan*-layout.npy in {layouts}")
+        raise typer.Exit(1)
+    out.mkdir(parents=True, exist_ok=True)
+    table = Table(title=f"{len(floor_plans)} ALFRED floor plans, with evidence from {len(good)} trajectories")
+    table.add_column("floor plan")
+    skipped = 0
+    for floor_plan in track(floor_plans, description="importing", console=console):
+        try:
+            scene = build_scene(floor_plan, layouts, evidence.get(floor_plan, FloorPlanEvidence()))
+        except DataError as error:
+            console.print(f"[red]skipped[/] {error}")
+            skipped += 1
+            continue
+        (out / f"{floor_plan}.json").write_text(json.dumps(scene.to_dict()))
+        if len(table.columns) == 1:
+            for key in scene.provenance:
+                table.add_column(key.replace("_", " "), justify="right")
+        table.add_row(floor_plan, *map(str, scene.provenance.values()))
+    console.print(table)
+    if skipped:
+        console.print(f"[red]{skipped} of {len(floor_plans)} floor plans could not be imported[/] (see above)")
+        raise typer.Exit(1)
+
+
+@generate_app.command("alfred")
+def generate_alfred(
+    episodes: Annotated[int, typer.Option(min=1, help="demonstrations to generate, across the five splits")] = 100,
+    scenes: Annotated[
+        str, typer.Option(help="procedural (built-in rooms) or alfred (ALFRED's floor plans)")
+    ] = "procedural",
+    seed: Annotated[int, typer.Option(help="the same seed gives the same bytes")] = 0,
+    out: Annotated[Path, typer.Option(help="dataset folder to write")] = Path("out/dataset"),
+    workers: Annotated[int, typer.Option(min=1, help="processes; the output does not depend on it")] = 1,
+    layouts: Annotated[
+        Path | None, typer.Option(exists=True, file_okay=False, help="ALFRED layout files (--scenes alfred)")
+    ] = None,
+    trajectories: Annotated[
+        list[Path] | None,
+        typer.Option(exists=True, help="ALFRED trajectories completing the floor plans (--scenes alfred; repeatable)"),
+    ] = None,
+) -> None:
+    """Generate ALFRED-style tasks with expert demonstrations and language directives into a dataset folder."""
+    from homesim import __version__
+    from homesim.datasets.alfred_generate import alfred_places, generate, procedural_places, split_counts
+    from homesim.datasets.folder import write_dataset
+    from homesim.language.alfred import annotate
+    from homesim.world.catalog import alfred_catalog
+
+    if scenes == "procedural":
+        places = procedural_places(split_counts(episodes), seed)
+    elif scenes == "alfred":
+        if layouts is None:
+            raise typer.BadParameter("--scenes alfred needs --layouts", param_hint="--layouts")
+        places = alfred_places(*_alfred_floor_plans(layouts, trajectories or []), alfred_catalog())
+    else:
+        raise typer.BadParameter("use procedural or alfred", param_hint="--scenes")
+
+    def progress(items, total):
+        return track(items, total=total, description="generating", console=console)
+
+    splits, problems = generate(places, episodes, seed, annotate, workers, progress)
+    all_scenes = {p.scene.id: p.scene for pool in places.values() for p in pool}
+    source = {"generator": f"homesim {__version__}", "scenes": scenes, "seed": seed, "episodes": episodes}
+    write_dataset(out, splits, all_scenes, source)
+    table = Table(title=f"generated {sum(map(len, splits.values()))} demonstrations into {out}")
+    for column in ("split", "episodes", "scenes", "mean expert length"):
+        table.add_column(column, justify="left" if column == "split" else "right")
+    for split, made in splits.items():
+        mean = sum(len(e.expert_actions) for e in made) / len(made)
+        table.add_row(split, str(len(made)), str(len({e.scene_id for e in made})), f"{mean:.1f}")
+    console.print(table)
+    if problems:
+        console.print(f"{len(problems)} sampled tasks were replaced (first: {problems[0]})")
+
+
+def _alfred_floor_plans(layouts: Path, trajectories: list[Path]) -> tuple[dict, dict]:
+    """All ALFRED floor plans (completed by the trajectories given) and the object classes of each."""
+    from homesim.datasets.alfred_files import read_trajectories
+    from homesim.errors import DataError
+    from homesim.scenes.alfred import FloorPlanEvidence, build_scene, floor_plans_in, gather_evidence, load_layout
+
+    good = [t.data for path in trajectories for t in read_trajectories(path) if not isinstance(t, DataError)]
+    evidence = gather_evidence(good)
+    scenes, classes = {}, {}
+    for floor_plan in floor_plans_in(layouts):
+        scenes[floor_plan] = build_scene(floor_plan, layouts, evidence.get(floor_plan, FloorPlanEvidence()))
+        classes[floor_plan] = load_layout(layouts, floor_plan)[1]
+    return scenes, classes
+
+
+@play_app.command("alfred")
+def play_alfred(
+    interface: Annotated[str, typer.Option(help="text (ALFWorld-style commands)")] = "text",
+    episodes: Annotated[
+        Path | None,
+        typer.Option("--episodes", exists=True, help="a homesim dataset folder; default: built-in episodes"),
+    ] = None,
+    split: Annotated[str | None, typer.Option(help="the dataset split to play")] = None,
+    episode: Annotated[int, typer.Option(help="which episode of the split")] = 0,
+) -> None:
+    """Play an ALFRED task through the text interface: type commands (`help` lists them), `quit` to stop."""
+    from homesim.datasets.builtin import builtin_episodes
+    from homesim.datasets.folder import read_dataset
+    from homesim.envs.alfred_text import AlfredTextEnv
+
+    if interface != "text":
+        raise typer.BadParameter("only the text interface can be played in a terminal", param_hint="--interface")
+    if episodes is None:
+        chosen, scenes = builtin_episodes()
+    else:
+        splits, scenes = read_dataset(episodes, split)
+        chosen = [e for es in splits.values() for e in es]
+    if not 0 <= episode < len(chosen):
+        raise typer.BadParameter(f"there are {len(chosen)} episodes", param_hint="--episode")
+    env = AlfredTextEnv(chosen, scenes)
+    observation, info = env.reset(options={"episode": episode})
+    console.print(observation)
+    interactive = sys.stdin.isatty()
+    if interactive:
+        import readline  # noqa: F401  (line editing and history for input())
+    while True:
+        try:
+            command = input("> " if interactive else "")
+        except EOFError:
+            break
+        if command.strip() in ("quit", "exit"):
+            break
+        observation, _, terminated, truncated, info = env.step(command)
+        style = "green" if info["last_command_success"] else "yellow"
+        console.print(f"[{style}]{observation}[/]")
+        if terminated or truncated:
+            break
+    verdict = "[bold green]You won![/]" if info["won"] else "[bold red]Task not done.[/]"
+    console.print(f"{verdict} {info['commands']} commands, {info['low_level_steps']} low-level steps")

@@ -1,0 +1,83 @@
+"""What every `homesim` sub-command shares: the app and its groups, the console, the ALFRED file options,
+and the rule that a user's mistake is answered in one line (what and where), never with a traceback."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import click
+import typer
+from rich.console import Console
+from typer.core import TyperGroup
+
+from homesim import __version__
+from homesim.errors import DataError
+
+
+class OneLineErrors(TyperGroup):
+    """Bad input (a malformed file, an unknown split, an unreadable path) ends the command with one line
+    naming what and where. Whatever else is raised is a bug of ours and keeps its traceback."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (DataError, OSError, ValueError) as e:
+            raise click.ClickException(str(e) or type(e).__name__) from e
+
+
+def _version(show: bool) -> None:
+    if show:
+        typer.echo(f"homesim {__version__}")
+        raise typer.Exit()
+
+
+app = typer.Typer(
+    cls=OneLineErrors,
+    help="homesim: a fast, headless household simulator for instruction-following agents.",
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+)
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="print the version and exit")
+    ] = False,
+) -> None:
+    """homesim: a fast, headless household simulator for instruction-following agents."""
+
+
+def group(name: str, help: str) -> typer.Typer:
+    """A sub-command group of `homesim` (`homesim NAME ...`)."""
+    sub = typer.Typer(cls=OneLineErrors, help=help, no_args_is_help=True)
+    app.add_typer(sub, name=name)
+    return sub
+
+
+generate_app = group("generate", "Generate datasets: new tasks with expert demonstrations and directives.")
+play_app = group("play", "Play a benchmark yourself in the terminal (a human baseline).")
+
+console = Console(width=None if sys.stdout.isatty() else 150)  # piped output: wide tables, no wrapping
+
+TrajectoriesOption = Annotated[
+    Path,
+    typer.Option(
+        "--trajectories", exists=True, help="ALFRED trajectories: a json_2.1.0 tree, a traj_data.json, or a .jsonl[.gz]"
+    ),
+]
+LayoutsOption = Annotated[
+    Path,
+    typer.Option(
+        "--layouts",
+        exists=True,
+        file_okay=False,
+        help="folder of ALFRED's FloorPlanN-{layout.npy,objects.json,openable.json}",
+    ),
+]
+
+
+def percent(n: int, total: int) -> str:
+    return f"{n} ({100 * n / total:.1f}%)" if total else "0"

@@ -1,0 +1,133 @@
+"""`homesim evaluate` and `homesim report`: an agent run through a suite's protocol, and its tables."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import track
+
+from homesim.cli.common import app, console
+
+
+@app.command("evaluate")
+def evaluate_command(
+    episodes: Annotated[
+        Path | None,
+        typer.Option(
+            "--episodes",
+            exists=True,
+            help="a homesim dataset folder, or ALFRED trajectories (json_2.1.0 tree or .jsonl[.gz], with --layouts);"
+            " default: the built-in procedural episodes",
+        ),
+    ] = None,
+    agent: Annotated[str, typer.Option(help="random, expert, or module.path:ClassName")] = "expert",
+    suite: Annotated[str, typer.Option(help="benchmark suite")] = "alfred",
+    layouts: Annotated[
+        Path | None, typer.Option(exists=True, file_okay=False, help="ALFRED layout files (for trajectories)")
+    ] = None,
+    split: Annotated[str | None, typer.Option(help="evaluate only this split")] = None,
+    subgoals: Annotated[bool, typer.Option("--subgoals", help="sub-goal evaluation (ALFRED's Table 4)")] = False,
+    observation_filter: Annotated[
+        str, typer.Option("--ablation", help="none, no_language, no_vision, goal_only, instructions_only")
+    ] = "none",
+    workers: Annotated[int, typer.Option(min=1, help="processes; results are identical for any number")] = 1,
+    seed: Annotated[int, typer.Option(help="the agent's seed")] = 0,
+    out: Annotated[Path, typer.Option(help="folder for run.json, records.jsonl and summary.json")] = Path("out/eval"),
+    interaction: Annotated[str, typer.Option(help="oracle (object ids) or mask (300x300 pixel masks)")] = "oracle",
+    pixels: Annotated[str, typer.Option(help="images agents see, comma-separated: rgb,depth,segmentation")] = "",
+    interface: Annotated[
+        str, typer.Option(help="embodied (ALFRED's actions) or text (ALFWorld-style commands, homesim/ALFRED-Text-v0)")
+    ] = "embodied",
+) -> None:
+    """Evaluate an agent under ALFRED's protocol and print the paper's tables."""
+    from homesim.agents.protocol import OBSERVATION_FILTERS
+    from homesim.agents.registry import load_agent
+    from homesim.datasets.alfred_episodes import import_alfred
+    from homesim.datasets.builtin import builtin_episodes
+    from homesim.datasets.folder import is_dataset, read_dataset
+    from homesim.errors import DataError
+    from homesim.evaluation.evaluate import EvaluationConfig, evaluate
+    from homesim.evaluation.report import splits_table, subgoals_table
+
+    if suite != "alfred":
+        raise typer.BadParameter(f"suite {suite!r} is not available yet; available: alfred", param_hint="--suite")
+    if observation_filter not in OBSERVATION_FILTERS:
+        raise typer.BadParameter(f"unknown ablation; known: {', '.join(OBSERVATION_FILTERS)}", param_hint="--ablation")
+    try:
+        load_agent(agent)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--agent") from e
+    try:
+        if episodes is None:
+            built, scenes = builtin_episodes()
+            splits = {"builtin": built}
+        elif is_dataset(episodes):
+            splits, scenes = read_dataset(episodes, split)
+        elif layouts is None:
+            raise typer.BadParameter("ALFRED trajectories need --layouts", param_hint="--layouts")
+        else:
+            splits, scenes, errors = import_alfred(episodes, layouts, split)
+            for error in errors:
+                console.print(f"[red]skipped[/] {error}")
+    except DataError as e:
+        console.print(f"[red]cannot read the episodes:[/] {e}")
+        raise typer.Exit(1) from e
+    if not any(splits.values()):
+        console.print(f"[red]no episodes to evaluate[/] in {episodes}" + (f" (split {split})" if split else ""))
+        raise typer.Exit(1)
+    images = tuple(p for p in pixels.split(",") if p)
+    if interaction not in ("oracle", "mask") or set(images) - {"rgb", "depth", "segmentation"}:
+        raise typer.BadParameter("--interaction is oracle or mask; --pixels some of rgb,depth,segmentation")
+    try:
+        config = EvaluationConfig(
+            agent=agent,
+            seed=seed,
+            observation_filter=observation_filter,
+            subgoals=subgoals,
+            interaction=interaction,
+            pixels=images,
+            interface=interface,
+        )
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--interface") from e
+
+    def progress(items, total):
+        return track(items, total=total, description=f"evaluating {agent}", console=console)
+
+    summary = evaluate(splits, scenes, config, out, workers=workers, progress=progress)
+    console.print(
+        subgoals_table(summary)
+        if subgoals
+        else splits_table(summary, f"{agent} ({interface}) on {episodes or 'built-in episodes'}")
+    )
+    console.print(f"records and summary written to {out}/")
+
+
+@app.command("report")
+def report_command(
+    out: Annotated[Path, typer.Argument(exists=True, file_okay=False, help="an evaluation's output folder")],
+) -> None:
+    """Recompute an evaluation's summary from its records, print it, and check it against summary.json."""
+    from homesim.errors import DataError
+    from homesim.evaluation.evaluate import read_run, summary_of
+    from homesim.evaluation.records import read_records
+    from homesim.evaluation.report import splits_table, subgoals_table
+
+    try:
+        config, records = read_run(out), read_records(out / "records.jsonl")
+    except (OSError, DataError, TypeError, ValueError) as e:
+        console.print(f"[red]cannot read the evaluation in {out}:[/] {e}")
+        raise typer.Exit(1) from e
+    summary = summary_of(records, config)
+    console.print(subgoals_table(summary) if config.subgoals else splits_table(summary, f"{config.agent}: {out}"))
+    written = out / "summary.json"
+    if written.exists():
+        same = json.loads(written.read_text()) == json.loads(json.dumps(summary))
+        console.print("summary.json matches the records" if same else "[red]summary.json differs from the records[/]")
+        if not same:
+            raise typer.Exit(1)
+
+
