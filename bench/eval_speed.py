@@ -16,7 +16,8 @@ from rich.console import Console
 from rich.table import Table
 
 from homesim.datasets.alfred_episodes import import_alfred
-from homesim.evaluation.evaluate import EvaluationConfig, evaluate, work_items
+from homesim.evaluation.alfred_suite import work_items
+from homesim.evaluation.evaluate import EvaluationConfig, evaluate
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "alfred"
 

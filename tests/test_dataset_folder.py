@@ -136,11 +136,19 @@ def test_a_manifest_that_is_not_json(copy):
     assert error.where == str(copy / "dataset.json") and "unreadable" in str(error)
 
 
-@pytest.mark.parametrize("manifest", [{"version": 2, "suite": "alfred", "splits": {}}, {"version": 1, "suite": "x"}])
-def test_a_manifest_of_another_version_or_suite(copy, manifest):
+@pytest.mark.parametrize(
+    "manifest, field",
+    [({"version": 2, "suite": "alfred", "splits": {}}, "version"), ({"version": 1, "suite": "x"}, "suite")],
+)
+def test_a_manifest_of_another_version_or_an_unknown_suite(copy, manifest, field):
     (copy / "dataset.json").write_text(json.dumps(manifest))
     error = _error(copy)
-    assert error.where == str(copy / "dataset.json") and error.field == "version/suite"
+    assert error.where == str(copy / "dataset.json") and error.field == field
+
+
+def test_a_dataset_of_another_suite_than_asked_is_refused(copy):
+    with pytest.raises(DataError, match="holds alfred episodes, not objectnav"):
+        read_dataset(copy, suite="objectnav")
 
 
 def test_a_line_that_is_not_json(copy):

@@ -15,7 +15,8 @@ from homesim.agents.protocol import AgentAction, TaskSpec
 from homesim.cli import app
 from homesim.datasets.alfred_episodes import import_alfred
 from homesim.datasets.folder import write_dataset
-from homesim.evaluation.evaluate import CHUNK, EvaluationConfig, evaluate, read_run, summary_of, work_items
+from homesim.evaluation.alfred_suite import work_items
+from homesim.evaluation.evaluate import CHUNK, EvaluationConfig, evaluate, read_run, summary_of
 from homesim.evaluation.records import read_records
 from homesim.evaluation.subgoals import SUBGOAL_TYPES
 from homesim.tasks.alfred import TASK_TYPES

@@ -158,7 +158,7 @@ def test_no_records_gives_none(name):
 
 def test_figures_of_no_records():
     empty = {name: {"value": None, "ci95": None} for name in METRICS}
-    assert figures([]) == {"episodes": 0, **empty, "mean_path_length": None}
+    assert figures([]) == {"episodes": 0, **empty}
 
 
 def test_figures_give_mean_path_length_and_text_commands_where_there_are_any():

@@ -108,5 +108,3 @@ def demo(
             interaction="oracle",
             pixels="",
         )
-
-

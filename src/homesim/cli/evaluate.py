@@ -24,7 +24,9 @@ def evaluate_command(
         ),
     ] = None,
     agent: Annotated[str, typer.Option(help="random, expert, or module.path:ClassName")] = "expert",
-    suite: Annotated[str, typer.Option(help="benchmark suite")] = "alfred",
+    suite: Annotated[
+        str | None, typer.Option(help="benchmark suite; default: the dataset folder's, else alfred")
+    ] = None,
     layouts: Annotated[
         Path | None, typer.Option(exists=True, file_okay=False, help="ALFRED layout files (for trajectories)")
     ] = None,
@@ -52,8 +54,13 @@ def evaluate_command(
     from homesim.evaluation.evaluate import EvaluationConfig, evaluate
     from homesim.evaluation.report import splits_table, subgoals_table
 
-    if suite != "alfred":
-        raise typer.BadParameter(f"suite {suite!r} is not available yet; available: alfred", param_hint="--suite")
+    from homesim.datasets.folder import read_manifest
+    from homesim.evaluation.suites import SUITES
+
+    if suite is None:
+        suite = read_manifest(episodes)["suite"] if episodes is not None and is_dataset(episodes) else "alfred"
+    if suite not in SUITES:
+        raise typer.BadParameter(f"unknown suite {suite!r}; known: {', '.join(SUITES)}", param_hint="--suite")
     if observation_filter not in OBSERVATION_FILTERS:
         raise typer.BadParameter(f"unknown ablation; known: {', '.join(OBSERVATION_FILTERS)}", param_hint="--ablation")
     try:
@@ -65,7 +72,7 @@ def evaluate_command(
             built, scenes = builtin_episodes()
             splits = {"builtin": built}
         elif is_dataset(episodes):
-            splits, scenes = read_dataset(episodes, split)
+            splits, scenes = read_dataset(episodes, split, suite)
         elif layouts is None:
             raise typer.BadParameter("ALFRED trajectories need --layouts", param_hint="--layouts")
         else:
@@ -90,6 +97,7 @@ def evaluate_command(
             interaction=interaction,
             pixels=images,
             interface=interface,
+            suite=suite,
         )
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--interface") from e
@@ -129,5 +137,3 @@ def report_command(
         console.print("summary.json matches the records" if same else "[red]summary.json differs from the records[/]")
         if not same:
             raise typer.Exit(1)
-
-

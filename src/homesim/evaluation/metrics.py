@@ -1,5 +1,12 @@
-"""ALFRED's metrics as pure functions over episode records, exactly as its evaluation code defines them,
-with the edge cases its code gets wrong guarded (an agent that stops at step 0 is counted).
+"""Metrics as pure functions over episode records, for every suite.
+
+A suite declares its metrics as a `MetricSet`: each metric a ratio of sums over episodes (its numerator and
+denominator for one episode, read off the record), the means it reports, and the breakdowns of its tables
+(ALFRED: per task type). `summarize` gives the figures per split and per breakdown, each with a 95%
+bootstrap confidence interval (resampling episodes). `homesim.evaluation.suites` lists every suite's set.
+
+ALFRED's metrics, exactly as its evaluation code defines them, with the edge cases its code gets wrong
+guarded (an agent that stops at step 0 is counted):
 
 * task success: the share of episodes whose goal is satisfied at the end;
 * goal-condition success: pooled, sum(conditions met) / sum(conditions total);
@@ -8,13 +15,13 @@ with the edge cases its code gets wrong guarded (an agent that stops at step 0 i
   An episode with L = 0 has weight 1 (it cannot be shorter than the expert); with sum(L*) = 0 the
   PLW figures are undefined (None).
 
-Every figure also gets a 95% bootstrap confidence interval (resampling episodes).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -32,8 +39,21 @@ def _condition_ratio(r: EpisodeRecord) -> float:
     return r.conditions_met / r.conditions_total if r.conditions_total else 0.0
 
 
-# Each metric is a ratio of sums over episodes: (its numerator, its denominator) for one episode.
-TERMS: dict[str, Callable[[EpisodeRecord], tuple[float, float]]] = {
+Term = Callable[[EpisodeRecord], tuple[float, float]]  # one episode's (numerator, denominator) of a metric
+
+
+@dataclass(frozen=True)
+class MetricSet:
+    """A suite's metrics: `terms` (name -> one episode's share of a ratio of sums), `means` (name -> one
+    episode's value, None where it has none; the mean is over those that have one) and `breakdowns` (a
+    summary key such as "by_task_type" -> the group a record falls in)."""
+
+    terms: Mapping[str, Term]
+    means: Mapping[str, Callable[[EpisodeRecord], float | None]]
+    breakdowns: Mapping[str, Callable[[EpisodeRecord], str]]
+
+
+TERMS: dict[str, Term] = {
     "task_success": lambda r: (float(r.goal_satisfied), 1.0),
     "goal_condition_success": lambda r: (float(r.conditions_met), float(r.conditions_total)),
     "plw_task_success": lambda r: (r.goal_satisfied * _efficiency(r) * r.reference_length, float(r.reference_length)),
@@ -44,21 +64,25 @@ TERMS: dict[str, Callable[[EpisodeRecord], tuple[float, float]]] = {
 }
 
 
-def _terms(records: Sequence[EpisodeRecord], name: str) -> np.ndarray:
-    return np.array([TERMS[name](r) for r in records], dtype=np.float64).reshape(-1, 2)
+def _terms(records: Sequence[EpisodeRecord], term: Term) -> np.ndarray:
+    return np.array([term(r) for r in records], dtype=np.float64).reshape(-1, 2)
 
 
-def metric(records: Sequence[EpisodeRecord], name: str) -> float | None:
+def metric(records: Sequence[EpisodeRecord], name: str, terms: Mapping[str, Term] = TERMS) -> float | None:
     """A metric's value, or None where it is undefined (no episodes, no conditions, no expert length)."""
-    numerator, denominator = _terms(records, name).sum(axis=0)
+    numerator, denominator = _terms(records, terms[name]).sum(axis=0)
     return float(numerator / denominator) if denominator else None
 
 
 def bootstrap_interval(
-    records: Sequence[EpisodeRecord], name: str, samples: int = BOOTSTRAP_SAMPLES, seed: int = 0
+    records: Sequence[EpisodeRecord],
+    name: str,
+    samples: int = BOOTSTRAP_SAMPLES,
+    seed: int = 0,
+    terms: Mapping[str, Term] = TERMS,
 ) -> list[float] | None:
     """The 95% percentile bootstrap interval of a metric, resampling episodes with replacement."""
-    terms = _terms(records, name)
+    terms = _terms(records, terms[name])
     if not len(terms):
         return None
     draws = np.random.default_rng(seed).integers(len(terms), size=(samples, len(terms)))
@@ -74,34 +98,46 @@ def mean(values: Sequence[float]) -> float | None:
     return float(np.mean(values)) if len(values) else None
 
 
-def figures(records: Sequence[EpisodeRecord], samples: int = BOOTSTRAP_SAMPLES) -> dict:
-    """Every metric with its interval: {"episodes": n, name: {"value", "ci95"}}, and the mean path length
-    (low-level steps) and, for text-game records, the mean number of text commands."""
-    said = [r.commands for r in records if r.commands is not None]
-    return {
-        "episodes": len(records),
-        **{
-            name: {"value": metric(records, name), "ci95": bootstrap_interval(records, name, samples)} for name in TERMS
-        },
-        "mean_path_length": mean([r.path_length for r in records]),
-        **({"mean_commands": mean(said)} if said else {}),
-    }
+ALFRED_METRICS = MetricSet(
+    terms=TERMS,
+    means={"mean_path_length": lambda r: r.path_length, "mean_commands": lambda r: r.commands},
+    breakdowns={"by_task_type": lambda r: r.task_type},
+)
 
 
-def summarize(records: Sequence[EpisodeRecord], samples: int = BOOTSTRAP_SAMPLES) -> dict:
-    """The figures per split and, within each split, per task type (the ALFRED paper's Table A1).
-    Sub-goal records are summarized by `homesim.evaluation.subgoals` instead."""
+def figures(
+    records: Sequence[EpisodeRecord], samples: int = BOOTSTRAP_SAMPLES, metrics: MetricSet = ALFRED_METRICS
+) -> dict:
+    """Every metric with its interval: {"episodes": n, name: {"value", "ci95"}}, and every mean of the set
+    (a mean no record has a value for is left out: text commands of embodied records, any mean of none)."""
+    result: dict = {"episodes": len(records)}
+    for name in metrics.terms:
+        result[name] = {
+            "value": metric(records, name, metrics.terms),
+            "ci95": bootstrap_interval(records, name, samples, terms=metrics.terms),
+        }
+    for name, value_of in metrics.means.items():
+        values = [v for v in map(value_of, records) if v is not None]
+        if values:
+            result[name] = mean(values)
+    return result
+
+
+def summarize(
+    records: Sequence[EpisodeRecord], samples: int = BOOTSTRAP_SAMPLES, metrics: MetricSet = ALFRED_METRICS
+) -> dict:
+    """The figures per split and, within each split, per group of each breakdown (ALFRED: per task type,
+    the paper's Table A1). Sub-goal records are summarized by `homesim.evaluation.subgoals` instead."""
     ordered = sorted((r for r in records if r.subgoal is None), key=lambda r: r.key)
     by_split: dict[str, list[EpisodeRecord]] = defaultdict(list)
     for r in ordered:
         by_split[r.split].append(r)
     summary = {}
     for split, rs in sorted(by_split.items()):
-        by_type: dict[str, list[EpisodeRecord]] = defaultdict(list)
-        for r in rs:
-            by_type[r.task_type].append(r)
-        summary[split] = {
-            "all": figures(rs, samples),
-            "by_task_type": {t: figures(trs, samples) for t, trs in sorted(by_type.items())},
-        }
+        summary[split] = {"all": figures(rs, samples, metrics)}
+        for breakdown, group_of in metrics.breakdowns.items():
+            groups: dict[str, list[EpisodeRecord]] = defaultdict(list)
+            for r in rs:
+                groups[group_of(r)].append(r)
+            summary[split][breakdown] = {g: figures(grs, samples, metrics) for g, grs in sorted(groups.items())}
     return summary

@@ -1,4 +1,9 @@
-"""Episode records: what an evaluation writes per (episode, annotation), and all metrics are computed from.
+"""Episode records: what an evaluation writes per episode played, and all metrics are computed from.
+
+One record type serves every suite: the fields every suite has (the episode, its split and task type, the
+steps taken and how each went, success, path length against the expert's, how it ended), ALFRED's goal
+conditions, and `measures`, a suite's own per-episode figures (ObjectNav's SPL, HandMeThat's score, ...),
+which its metric set reads.
 
 A records file is JSON lines, one record per line, appended as episodes finish, so an interrupted run
 keeps every record it finished.
@@ -34,6 +39,8 @@ class EpisodeRecord:
     end_reason: str  # "stop", "max_steps", "max_fails"; in the text game also "goal_satisfied", "max_commands"
     subgoal: dict | None = field(default=None)  # sub-goal evaluation: {"index", "action", "success"}
     commands: int | None = field(default=None)  # text commands said (the text game only)
+    suite: str = "alfred"
+    measures: dict = field(default_factory=dict)  # the suite's own per-episode figures, JSON values
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)

@@ -1,0 +1,49 @@
+"""The evaluation suites: what `homesim evaluate --suite NAME` runs. A suite gives its work items (the
+units an evaluation is split into, in a fixed order), a runner that plays one work item into an episode
+record (built once per worker process), its metric set, and its protocol's step limits."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from homesim.evaluation.alfred_suite import AlfredRunner, work_items
+from homesim.evaluation.metrics import ALFRED_METRICS, MetricSet
+from homesim.evaluation.records import EpisodeRecord
+
+if TYPE_CHECKING:
+    from homesim.evaluation.evaluate import EvaluationConfig
+
+WorkItem = tuple  # a suite's own unit of work; its first element is the split
+
+
+class SuiteRunner(Protocol):
+    def run(self, item: WorkItem) -> EpisodeRecord: ...
+
+
+@dataclass(frozen=True)
+class Suite:
+    work_items: Callable[[Mapping[str, Sequence], EvaluationConfig], list[WorkItem]]
+    runner: Callable[[Mapping[str, Sequence], Mapping, EvaluationConfig], SuiteRunner]  # (splits, scenes, config)
+    metrics: MetricSet
+    max_steps: int
+    max_fails: int | None  # None: failed actions do not end an episode
+
+
+SUITES: dict[str, Suite] = {
+    "alfred": Suite(
+        work_items=lambda splits, config: work_items(splits, config.subgoals),
+        runner=AlfredRunner,
+        metrics=ALFRED_METRICS,
+        max_steps=1000,
+        max_fails=10,
+    ),
+}
+
+
+def suite_named(name: str) -> Suite:
+    try:
+        return SUITES[name]
+    except KeyError:
+        raise ValueError(f"unknown suite {name!r}; known: {', '.join(SUITES)}") from None
