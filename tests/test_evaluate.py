@@ -342,7 +342,7 @@ def test_an_unknown_ablation(tmp_path):
 
 def test_an_unknown_suite(tmp_path):
     result = run("evaluate", "--suite", "habitat", "--out", tmp_path)
-    assert result.exit_code != 0 and "not available yet" in flat(result.output)
+    assert result.exit_code != 0 and "unknown suite 'habitat'; known: alfred" in flat(result.output)
 
 
 def test_trajectories_without_layouts(alfred_samples, tmp_path):

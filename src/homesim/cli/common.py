@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
-import click
 import typer
 from rich.console import Console
 from typer.core import TyperGroup
@@ -20,11 +19,12 @@ class OneLineErrors(TyperGroup):
     """Bad input (a malformed file, an unknown split, an unreadable path) ends the command with one line
     naming what and where. Whatever else is raised is a bug of ours and keeps its traceback."""
 
-    def invoke(self, ctx: click.Context):
+    def invoke(self, ctx: typer.Context):
         try:
             return super().invoke(ctx)
         except (DataError, OSError, ValueError) as e:
-            raise click.ClickException(str(e) or type(e).__name__) from e
+            typer.echo(f"Error: {e or type(e).__name__}", err=True)
+            raise typer.Exit(1) from e
 
 
 def _version(show: bool) -> None:

@@ -49,16 +49,18 @@ def evaluate_command(
     from homesim.agents.registry import load_agent
     from homesim.datasets.alfred_episodes import import_alfred
     from homesim.datasets.builtin import builtin_episodes
-    from homesim.datasets.folder import is_dataset, read_dataset
+    from homesim.datasets.folder import is_dataset, read_dataset, read_manifest
     from homesim.errors import DataError
     from homesim.evaluation.evaluate import EvaluationConfig, evaluate
     from homesim.evaluation.report import splits_table, subgoals_table
-
-    from homesim.datasets.folder import read_manifest
     from homesim.evaluation.suites import SUITES
 
-    if suite is None:
-        suite = read_manifest(episodes)["suite"] if episodes is not None and is_dataset(episodes) else "alfred"
+    try:
+        folder_suite = read_manifest(episodes)["suite"] if episodes is not None and is_dataset(episodes) else None
+    except DataError as e:
+        console.print(f"[red]cannot read the episodes:[/] {e}")
+        raise typer.Exit(1) from e
+    suite = suite or folder_suite or "alfred"
     if suite not in SUITES:
         raise typer.BadParameter(f"unknown suite {suite!r}; known: {', '.join(SUITES)}", param_hint="--suite")
     if observation_filter not in OBSERVATION_FILTERS:
