@@ -1,4 +1,4 @@
-"""Agents by name (`random`, `expert`) or by import path (`my_package.my_module:MyAgent`)."""
+"""Agents by name (each suite's `random`, `expert`, ...) or by import path (`my_package.my_module:MyAgent`)."""
 
 from __future__ import annotations
 
@@ -8,16 +8,17 @@ from homesim.agents.expert_agent import ExpertAgent
 from homesim.agents.protocol import Agent
 from homesim.agents.random_agent import RandomAgent
 
-AGENTS = {"random": RandomAgent, "expert": ExpertAgent}
+AGENTS: dict[str, dict[str, type]] = {"alfred": {"random": RandomAgent, "expert": ExpertAgent}}  # suite -> name -> class
 
 
-def load_agent(spec: str, seed: int = 0) -> Agent:
-    """Builds an agent from a name or `module:Class`; the class is called with `seed=`."""
-    if spec in AGENTS:
-        return AGENTS[spec](seed=seed)
+def load_agent(spec: str, seed: int = 0, suite: str = "alfred") -> Agent:
+    """Builds an agent from one of the suite's names or `module:Class`; the class is called with `seed=`."""
+    named = AGENTS.get(suite, {})
+    if spec in named:
+        return named[spec](seed=seed)
     module_name, _, class_name = spec.partition(":")
     if not class_name:
-        raise ValueError(f"unknown agent {spec!r}: use one of {', '.join(AGENTS)} or module.path:ClassName")
+        raise ValueError(f"unknown agent {spec!r}: use one of {', '.join(named)} or module.path:ClassName")
     try:
         cls = getattr(importlib.import_module(module_name), class_name)
     except (ImportError, AttributeError) as e:

@@ -66,7 +66,7 @@ def evaluate_command(
     if observation_filter not in OBSERVATION_FILTERS:
         raise typer.BadParameter(f"unknown ablation; known: {', '.join(OBSERVATION_FILTERS)}", param_hint="--ablation")
     try:
-        load_agent(agent)
+        load_agent(agent, suite=suite)
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--agent") from e
     try:

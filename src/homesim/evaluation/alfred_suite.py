@@ -42,7 +42,7 @@ class AlfredRunner:
         self, splits: Mapping[str, Sequence[AlfredEpisode]], scenes: Mapping[str, Scene], config: EvaluationConfig
     ):
         self.splits, self.config = splits, config
-        self.agent = load_agent(config.agent, seed=config.seed)
+        self.agent = load_agent(config.agent, seed=config.seed, suite=config.suite)
         episodes = [e for split in splits.values() for e in split]
         # Sub-goal evaluation scores ALFRED's own sub-goals: there the expert replays the demonstration's
         # segment; the live expert would head for the whole task by its own route.
