@@ -316,3 +316,68 @@ def test_teacher_forcing_a_failing_action_is_an_error(valid_seen):
     put = next(a for a in episode.expert_actions if a.name == "PutObject")  # holding nothing yet
     with pytest.raises(RuntimeError, match="teacher-forced"):
         env.teacher_force([put])
+
+
+# --- what a user has: paths, and clear errors for what is not an episode ------------------------------------------
+
+
+def test_the_env_is_built_from_a_dataset_folder_and_split(tmp_path):
+    from homesim.datasets.folder import write_dataset
+
+    episodes, scenes = builtin_episodes()
+    write_dataset(tmp_path, {"train": episodes[:3], "valid_seen": episodes[3:]}, scenes, {})
+    env = gymnasium.make("homesim/ALFRED-v0", episodes=str(tmp_path), split="valid_seen").unwrapped
+    assert [e.id for e in env.episodes] == [e.id for e in episodes[3:]]
+    observation, info = env.reset(options={"episode": 0})
+    assert info["episode_id"] == episodes[3].id and observation["goal"]
+
+
+def test_the_env_is_built_from_alfred_trajectories_and_layouts(alfred_samples, alfred_layouts):
+    env = gymnasium.make(
+        "homesim/ALFRED-v0", episodes=alfred_samples, layouts=alfred_layouts, split="valid_seen"
+    ).unwrapped
+    assert len(env.episodes) == 14
+    _, info = env.reset(options={"episode": 13, "annotation": 2})
+    assert info["episode_id"] == env.episodes[13].id
+
+
+@pytest.mark.parametrize(
+    "episodes, message",
+    [
+        ([], r"episodes=\[\]: give a dataset folder"),
+        (["builtin-0-0"], r"episodes\[0\] is a str, not an AlfredEpisode"),
+        ("no/such/folder", "no/such/folder"),
+    ],
+)
+def test_what_is_not_episodes_is_a_clear_value_error(episodes, message):
+    with pytest.raises(ValueError, match=message):
+        AlfredEnv(episodes)
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"episode": 9999}, "episode 9999 is out of range: this env has 4 \\(0 to 3\\)"),
+        ({"episode": "builtin-0-0"}, "give an index \\(0 to 3\\) or an AlfredEpisode"),
+        ({"episode": 0, "annotation": 5}, "annotation 5: episode builtin-0-0 has 1 \\(0 to 0\\)"),
+    ],
+)
+def test_reset_with_a_bad_episode_or_annotation_names_it(env, options, message):
+    with pytest.raises(ValueError, match=message):
+        env.reset(options=options)
+
+
+@pytest.mark.parametrize("end", ["stop", "limit"])
+def test_a_finished_episode_cannot_be_stepped_until_reset(end):
+    env = AlfredEnv(max_steps=2)
+    env.reset(seed=0)
+    if end == "stop":
+        _, _, terminated, truncated, _ = env.step({"action": STOP})
+    else:
+        env.step(ROTATE)
+        _, _, terminated, truncated, _ = env.step(ROTATE)
+    assert terminated or truncated
+    with pytest.raises(RuntimeError, match="is over .*call reset"):
+        env.step(ROTATE)
+    env.reset(seed=0)
+    assert env.step(ROTATE)[-1]["last_action_success"]

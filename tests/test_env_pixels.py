@@ -34,4 +34,44 @@ def test_a_ground_truth_mask_aims_at_its_object_and_a_bad_mask_fails():
     info = PIXEL_ENV.step({"action": "PickupObject", "target": np.zeros((300, 300), dtype=bool)})[-1]
     assert not info["last_action_success"]
     info = PIXEL_ENV.step({"action": "PickupObject", "target": np.ones((5, 5), dtype=bool)})[-1]
-    assert not info["last_action_success"] and "300x300 mask" in info["last_action_message"]
+    assert not info["last_action_success"] and "300x300 boolean mask" in info["last_action_message"]
+
+
+@pytest.mark.parametrize(
+    "mask, why",
+    [
+        (np.random.default_rng(0).random((300, 300)), "booleans or 0/1"),
+        (np.full((300, 300), np.nan), "booleans or 0/1"),
+        (np.ones((300, 300), dtype=bool), "every pixel points at nothing"),
+        (np.zeros((300, 300), dtype=np.uint8), "no pixel points at nothing"),
+        ("Fridge|1", "boolean mask, got str"),
+    ],
+)
+def test_what_is_not_a_mask_is_a_failed_step_that_says_why(mask, why):
+    PIXEL_ENV.reset(seed=0)
+    info = PIXEL_ENV.step({"action": "OpenObject", "target": mask})[-1]
+    assert not info["last_action_success"] and why in info["last_action_message"]
+    assert info["last_action"] is None  # nothing was resolved, nothing changed
+
+
+def test_a_mask_of_zeros_and_ones_is_a_mask():
+    PIXEL_ENV.reset(seed=0)
+    frame = PIXEL_ENV.frame
+    target = next(iter(frame.visible_ids()))
+    info = PIXEL_ENV.step({"action": "OpenObject", "target": frame.mask(target).astype(np.uint8)})[-1]
+    assert info["last_action_target"] == target
+
+
+def test_in_mask_mode_the_expert_hint_carries_its_targets_mask():
+    env = gymnasium.make("homesim/ALFRED-v0", interaction="mask", expert_hints=True).unwrapped
+    _, info = env.reset(seed=0)
+    for _ in range(200):
+        action = info["expert_action"]
+        if action is None or action.target is not None:
+            break
+        assert info["expert_mask"] is None  # navigation: no target, no mask
+        _, _, _, _, info = env.step({"action": action.name})
+    assert action is not None and action.target is not None
+    assert info["expert_mask"].any() and (env.frame.mask(action.target) == info["expert_mask"]).all()
+    info = env.step({"action": action.name, "target": info["expert_mask"]})[-1]
+    assert info["last_action_success"] and info["last_action_target"] == action.target

@@ -348,7 +348,25 @@ def test_an_unknown_suite(tmp_path):
 def test_trajectories_without_layouts(alfred_samples, tmp_path):
     result = run("evaluate", "--episodes", alfred_samples, "--out", tmp_path)
     assert result.exit_code != 0
-    assert "ALFRED trajectories need --layouts" in flat(result.output)
+    assert "holds ALFRED trajectories: give --layouts" in flat(result.output)
+
+
+def test_a_broken_json_file_is_reported_as_broken_not_as_a_missing_option(tmp_path):
+    broken = tmp_path / "bad.json"
+    broken.write_text('{"task_type": "pick_and_place_simple", ')
+    result = run("evaluate", "--episodes", broken, "--out", tmp_path / "out")
+    assert result.exit_code == 1
+    assert f"cannot read the episodes: {broken}: (file): not valid JSON" in flat(result.output)
+    assert "--layouts" not in result.output
+
+
+def test_a_dataset_split_file_given_directly_is_read_with_its_folder(tmp_path):
+    data = tmp_path / "data"
+    assert run("generate", "alfred", "--episodes", 10, "--out", data).exit_code == 0
+    result = run("evaluate", "--episodes", data / "train.jsonl.gz", "--out", tmp_path / "out")
+    assert result.exit_code == 0, said(result)
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert list(summary["splits"]) == ["train"] and summary["splits"]["train"]["all"]["task_success"]["value"] == 1.0
 
 
 def test_a_dataset_folder_with_a_broken_manifest(tmp_path):

@@ -36,3 +36,9 @@ def test_nonsense_and_quitting_end_the_game_unwon():
     result = play(["fly to the moon", "quit"])
     assert result.exit_code == 0
     assert "Nothing happens." in result.output and "Task not done." in result.output
+
+
+def test_piped_commands_are_echoed_and_counts_read_as_words():
+    result = play(["look", "quit"])
+    assert "> look" in result.output and "> quit" in result.output
+    assert "1 command, " in result.output  # not "1 commands"

@@ -1,6 +1,6 @@
 """The expert agent: the live expert's next action from the current state (`planning.expert`), given by
-the env as a privileged hint (in the text game, its next command); without hints, it replays the
-episode's demonstration."""
+the env as a privileged hint (in mask mode aimed by the ground-truth mask of its target; in the text
+game, its next command); without hints, it replays the episode's demonstration."""
 
 from __future__ import annotations
 
@@ -27,7 +27,10 @@ class ExpertAgent:
             return AgentAction(STOP if command is None else command)
         if "expert_action" in observation:
             action = observation["expert_action"]
-            return AgentAction(STOP) if action is None else AgentAction(action.name, action.target)
+            if action is None:
+                return AgentAction(STOP)
+            mask = observation.get("expert_mask")  # mask mode: its target's ground-truth mask
+            return AgentAction(action.name, action.target if mask is None else mask)
         if self.next >= len(self.plan):
             return AgentAction(STOP)
         action = self.plan[self.next]

@@ -11,7 +11,16 @@ import typer
 from rich.progress import track
 from rich.table import Table
 
-from homesim.cli.common import LayoutsOption, TrajectoriesOption, console, generate_app, group, percent, play_app
+from homesim.cli.common import (
+    LayoutsOption,
+    TrajectoriesOption,
+    console,
+    generate_app,
+    group,
+    percent,
+    play_app,
+    plural,
+)
 
 alfred_app = group("alfred", "ALFRED: import its scenes and trajectories, replay its expert demonstrations.")
 
@@ -64,11 +73,13 @@ def alfred_replay(
     for error in summary["errors"][:show_failures]:
         console.print(f"[red]malformed[/] {error}")
     if summary["malformed"]:
-        console.print(f"[red]{summary['malformed']} trajectories could not be replayed[/] (see above)")
+        console.print(f"[red]{plural(summary['malformed'], 'trajectory')} could not be replayed[/] (see above)")
     if json_out:
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps(summary, indent=1))
         console.print(f"summary written to {json_out}")
+    if summary["total"] == 0:
+        raise typer.Exit(1)  # nothing could be replayed
 
 
 @alfred_app.command("import-scenes")
@@ -192,26 +203,28 @@ def play_alfred(
     interface: Annotated[str, typer.Option(help="text (ALFWorld-style commands)")] = "text",
     episodes: Annotated[
         Path | None,
-        typer.Option("--episodes", exists=True, help="a homesim dataset folder; default: built-in episodes"),
+        typer.Option(
+            "--episodes",
+            exists=True,
+            help="a homesim dataset folder, or ALFRED trajectories (with --layouts); default: the built-in episodes",
+        ),
+    ] = None,
+    layouts: Annotated[
+        Path | None, typer.Option(exists=True, file_okay=False, help="ALFRED layout files (for trajectories)")
     ] = None,
     split: Annotated[str | None, typer.Option(help="the dataset split to play")] = None,
-    episode: Annotated[int, typer.Option(help="which episode of the split")] = 0,
+    episode: Annotated[int, typer.Option(help="which episode of the split (0 is the first)")] = 0,
 ) -> None:
     """Play an ALFRED task through the text interface: type commands (`help` lists them), `quit` to stop."""
-    from homesim.datasets.builtin import builtin_episodes
-    from homesim.datasets.folder import read_dataset
     from homesim.envs.alfred_text import AlfredTextEnv
 
     if interface != "text":
         raise typer.BadParameter("only the text interface can be played in a terminal", param_hint="--interface")
-    if episodes is None:
-        chosen, scenes = builtin_episodes()
-    else:
-        splits, scenes = read_dataset(episodes, split)
-        chosen = [e for es in splits.values() for e in es]
-    if not 0 <= episode < len(chosen):
-        raise typer.BadParameter(f"there are {len(chosen)} episodes", param_hint="--episode")
-    env = AlfredTextEnv(chosen, scenes)
+    env = AlfredTextEnv(episodes, split=split, layouts=layouts)
+    if not 0 <= episode < len(env.episodes):
+        raise typer.BadParameter(
+            f"there are {len(env.episodes)} episodes (0 to {len(env.episodes) - 1})", param_hint="--episode"
+        )
     observation, info = env.reset(options={"episode": episode})
     console.print(observation)
     interactive = sys.stdin.isatty()
@@ -222,6 +235,8 @@ def play_alfred(
             command = input("> " if interactive else "")
         except EOFError:
             break
+        if not interactive:  # piped commands: show what was read, as a terminal would
+            console.print(f"> {command}", highlight=False)
         if command.strip() in ("quit", "exit"):
             break
         observation, _, terminated, truncated, info = env.step(command)
@@ -230,4 +245,6 @@ def play_alfred(
         if terminated or truncated:
             break
     verdict = "[bold green]You won![/]" if info["won"] else "[bold red]Task not done.[/]"
-    console.print(f"{verdict} {info['commands']} commands, {info['low_level_steps']} low-level steps")
+    console.print(
+        f"{verdict} {plural(info['commands'], 'command')}, {plural(info['low_level_steps'], 'low-level step')}"
+    )

@@ -81,3 +81,10 @@ LayoutsOption = Annotated[
 
 def percent(n: int, total: int) -> str:
     return f"{n} ({100 * n / total:.1f}%)" if total else "0"
+
+
+def plural(n: int, word: str) -> str:
+    """`1 command`, `2 commands`, `2 trajectories`."""
+    if n == 1:
+        return f"{n} {word}"
+    return f"{n} {word[:-1]}ies" if word.endswith("y") and word[-2:-1] not in "aeiou" else f"{n} {word}s"

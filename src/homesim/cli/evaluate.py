@@ -47,49 +47,36 @@ def evaluate_command(
     """Evaluate an agent under ALFRED's protocol and print the paper's tables."""
     from homesim.agents.protocol import OBSERVATION_FILTERS
     from homesim.agents.registry import load_agent
-    from homesim.datasets.alfred_episodes import import_alfred
-    from homesim.datasets.builtin import builtin_episodes
-    from homesim.datasets.folder import is_dataset, read_dataset, read_manifest
+    from homesim.datasets.sources import read_episodes
     from homesim.errors import DataError
     from homesim.evaluation.evaluate import EvaluationConfig, evaluate
     from homesim.evaluation.report import splits_table, subgoals_table
     from homesim.evaluation.suites import SUITES
 
-    try:
-        folder_suite = read_manifest(episodes)["suite"] if episodes is not None and is_dataset(episodes) else None
-    except DataError as e:
-        console.print(f"[red]cannot read the episodes:[/] {e}")
-        raise typer.Exit(1) from e
-    suite = suite or folder_suite or "alfred"
-    if suite not in SUITES:
+    if suite is not None and suite not in SUITES:
         raise typer.BadParameter(f"unknown suite {suite!r}; known: {', '.join(SUITES)}", param_hint="--suite")
     if observation_filter not in OBSERVATION_FILTERS:
         raise typer.BadParameter(f"unknown ablation; known: {', '.join(OBSERVATION_FILTERS)}", param_hint="--ablation")
     try:
-        load_agent(agent, suite=suite)
-    except ValueError as e:
-        raise typer.BadParameter(str(e), param_hint="--agent") from e
-    try:
-        if episodes is None:
-            built, scenes = builtin_episodes()
-            splits = {"builtin": built}
-        elif is_dataset(episodes):
-            splits, scenes = read_dataset(episodes, split, suite)
-        elif layouts is None:
-            raise typer.BadParameter("ALFRED trajectories need --layouts", param_hint="--layouts")
-        else:
-            splits, scenes, errors = import_alfred(episodes, layouts, split)
-            for error in errors:
-                console.print(f"[red]skipped[/] {error}")
+        source = read_episodes(episodes, layouts, split, suite)
     except DataError as e:
         console.print(f"[red]cannot read the episodes:[/] {e}")
         raise typer.Exit(1) from e
+    for error in source.skipped:
+        console.print(f"[red]skipped[/] {error}")
+    suite, splits, scenes = source.suite, source.splits, source.scenes
+    try:
+        load_agent(agent, suite=suite)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--agent") from e
     if not any(splits.values()):
         console.print(f"[red]no episodes to evaluate[/] in {episodes}" + (f" (split {split})" if split else ""))
         raise typer.Exit(1)
     images = tuple(p for p in pixels.split(",") if p)
-    if interaction not in ("oracle", "mask") or set(images) - {"rgb", "depth", "segmentation"}:
-        raise typer.BadParameter("--interaction is oracle or mask; --pixels some of rgb,depth,segmentation")
+    if interaction not in ("oracle", "mask"):
+        raise typer.BadParameter(f"{interaction!r}: use oracle or mask", param_hint="--interaction")
+    if set(images) - {"rgb", "depth", "segmentation"}:
+        raise typer.BadParameter(f"{pixels!r}: some of rgb,depth,segmentation, comma-separated", param_hint="--pixels")
     try:
         config = EvaluationConfig(
             agent=agent,

@@ -11,7 +11,9 @@ ALFRED's limits end an episode: STOP ends it (`terminated`); 1000 steps or 10 fa
 short (`truncated`). Failed actions count as steps. The reward is 1 when the agent stops with the goal
 satisfied. `info` carries goal conditions met/total and whether the last action succeeded, and why not.
 With `expert_hints=True`, `info["expert_action"]` is the live expert's next action from the current
-state (None, with `info["expert_problem"]`, where the goal became unreachable).
+state (None, with `info["expert_problem"]`, where the goal became unreachable), and in mask mode
+`info["expert_mask"]` the ground-truth mask of its target in the current frame (the renderer's).
+Stepping an episode that is over (stopped or truncated) raises: call `reset()`.
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ from __future__ import annotations
 import string
 import unicodedata
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
 from homesim.datasets.alfred import AlfredEpisode
-from homesim.datasets.builtin import builtin_episodes
+from homesim.envs.episodes import EpisodesOption, annotation_of, choose_episode, episodes_with_scenes
 from homesim.planning.expert import Expert, Unrecoverable
 from homesim.render import ALFRED, Renderer
 from homesim.render.masks import step_with_mask
@@ -50,28 +53,20 @@ def plain_text(text: str, limit: int) -> str:
     return "".join(c if c in TEXT_CHARSET else " " for c in ascii_text)[:limit]
 
 
-def episodes_with_scenes(
-    episodes: Sequence[AlfredEpisode] | None, scenes: Mapping[str, Scene] | None
-) -> tuple[list[AlfredEpisode], dict[str, Scene]]:
-    """The episodes an env plays (the built-in ones if none are given), each checked to have its scene."""
-    if episodes is None:
-        episodes, scenes = builtin_episodes()
-    missing = {e.scene_id for e in episodes} - set(scenes or {})
-    if missing:
-        raise ValueError(f"no scene given for scene ids {sorted(missing)}")
-    return list(episodes), dict(scenes)
-
-
-def choose_episode(
-    episodes: Sequence[AlfredEpisode], scenes: Mapping[str, Scene], chosen: object, rng: np.random.Generator
-) -> AlfredEpisode:
-    """The episode `reset(options={"episode": ...})` asks for (an index or an episode), else a seeded draw."""
-    if chosen is None:
-        chosen = int(rng.integers(len(episodes)))
-    episode = episodes[int(chosen)] if isinstance(chosen, int | np.integer) else chosen
-    if episode.scene_id not in scenes:
-        raise ValueError(f"episode {episode.id}: no scene {episode.scene_id!r}")
-    return episode
+def read_mask(target: object, shape: tuple[int, int]) -> tuple[np.ndarray | None, str | None]:
+    """An interaction mask as a boolean array, or None and why it is not one: a mask is an array of the
+    frame's shape holding booleans or 0/1, marking some pixels but not all (a mask of every pixel, or of
+    none, points at nothing)."""
+    if not isinstance(target, np.ndarray):
+        return None, f"needs a {shape[0]}x{shape[1]} boolean mask, got {type(target).__name__}"
+    if target.shape != shape:
+        return None, f"needs a {shape[0]}x{shape[1]} boolean mask, got shape {target.shape}"
+    if target.dtype != bool and not (np.issubdtype(target.dtype, np.number) and np.isin(target, (0, 1)).all()):
+        return None, f"a mask holds booleans or 0/1, got {target.dtype} values such as {target.flat[0]!r}"
+    mask = target.astype(bool)
+    if mask.all() or not mask.any():
+        return None, f"a mask of {'every' if mask.any() else 'no'} pixel points at nothing"
+    return mask, None
 
 
 class AlfredEnv(gymnasium.Env):
@@ -79,20 +74,24 @@ class AlfredEnv(gymnasium.Env):
 
     def __init__(
         self,
-        episodes: Sequence[AlfredEpisode] | None = None,
+        episodes: EpisodesOption = None,
         scenes: Mapping[str, Scene] | None = None,
         max_steps: int = MAX_STEPS,
         max_fails: int = MAX_FAILS,
         expert_hints: bool = False,
         pixels: Sequence[str] = (),
         interaction: str = "oracle",
+        split: str | None = None,
+        layouts: str | Path | None = None,
     ) -> None:
-        self.episodes, self.scenes = episodes_with_scenes(episodes, scenes)
+        self.episodes, self.scenes = episodes_with_scenes(episodes, scenes, split, layouts)
         self.max_steps, self.max_fails = max_steps, max_fails
         self.expert_hints = expert_hints
         self.catalog = alfred_catalog()
-        if set(pixels) - set(PIXELS) or interaction not in ("oracle", "mask"):
-            raise ValueError(f"pixels are some of {PIXELS}; interaction is 'oracle' (object ids) or 'mask'")
+        if isinstance(pixels, str) or set(pixels) - set(PIXELS):
+            raise ValueError(f"pixels={pixels!r}: give a sequence of some of {', '.join(PIXELS)}")
+        if interaction not in ("oracle", "mask"):
+            raise ValueError(f"interaction={interaction!r}: use 'oracle' (object ids) or 'mask' (pixel masks)")
         self.pixels, self.interaction = tuple(pixels), interaction
         self.renderer = Renderer(**ALFRED) if self.pixels or interaction == "mask" else None  # one line if no EGL
         self.frame = None
@@ -124,19 +123,21 @@ class AlfredEnv(gymnasium.Env):
         super().reset(seed=seed)
         options = options or {}
         self.episode = choose_episode(self.episodes, self.scenes, options.get("episode"), self.np_random)
-        annotation = self.episode.annotations[options.get("annotation", 0)] if self.episode.annotations else None
+        annotation = annotation_of(self.episode, options.get("annotation", 0))
         self.goal_text = plain_text(annotation.task_desc if annotation else "", 1024)
         self.instructions = plain_text("\n".join(annotation.high_descs) if annotation else "", 4096)
         self.scene = self.scenes[self.episode.scene_id]
         self.state = self.episode.initial_state
         self.expert = Expert(self.scene, self.episode.goal, catalog=self.catalog) if self.expert_hints else None
-        self.steps, self.failures = 0, 0
+        self.steps, self.failures, self.over = 0, 0, ""
         self.last = (None, True, "")
         return self._observation(), self._info()
 
     def step(self, action: Mapping) -> tuple[dict, float, bool, bool, dict]:
         if self.episode is None:
             raise RuntimeError("call reset() before step()")
+        if self.over:
+            raise RuntimeError(f"episode {self.episode.id} is over ({self.over}): call reset() to start another")
         name, target, problem = self._read(action)
         if name is None:
             parsed, success, message = None, False, problem
@@ -152,10 +153,13 @@ class AlfredEnv(gymnasium.Env):
         if not stopped:  # ALFRED counts every step but the stop, failed ones included
             self.steps += 1
             self.failures += not success
+        truncated = not stopped and (self.steps >= self.max_steps or self.failures >= self.max_fails)
+        if stopped or truncated:
+            self.over = "the agent stopped" if stopped else "a limit was reached"
+        observation = self._observation()  # renders the frame the next mask (and the expert's) is aimed at
         info = self._info()
         reward = float(stopped and info["goal_satisfied"])
-        truncated = not stopped and (self.steps >= self.max_steps or self.failures >= self.max_fails)
-        return self._observation(), reward, stopped, truncated, info
+        return observation, reward, stopped, truncated, info
 
     def teacher_force(self, actions: Sequence[Action]) -> tuple[dict, dict]:
         """Plays actions for the agent (sub-goal evaluation's expert prefix): they change the state but
@@ -186,11 +190,8 @@ class AlfredEnv(gymnasium.Env):
             return name, None, ""
         target = action.get("target")
         if self.interaction == "mask":
-            shape = (ALFRED["height"], ALFRED["width"])
-            if not isinstance(target, np.ndarray) or target.shape != shape:
-                got = target.shape if isinstance(target, np.ndarray) else type(target).__name__
-                return None, None, f"{name} needs a {shape[0]}x{shape[1]} mask, got {got}"
-            return name, target.astype(bool), ""
+            mask, problem = read_mask(target, (ALFRED["height"], ALFRED["width"]))
+            return (name, mask, "") if problem is None else (None, None, f"{name}: {problem}")
         if not isinstance(target, str) or not target:
             return None, None, f"{name} needs a target object id, got {type(target).__name__}"
         return name, target, ""
@@ -204,6 +205,13 @@ class AlfredEnv(gymnasium.Env):
             observation |= {k: getattr(self.frame, k) for k in self.pixels}
         return observation
 
+    def _mask_of(self, action: Action | None) -> np.ndarray | None:
+        if action is None or action.target is None:
+            return None
+        if action.target not in self.frame.object_ids:
+            return np.zeros(self.frame.segmentation.shape, dtype=bool)
+        return self.frame.mask(action.target)
+
     def _info(self) -> dict:
         met, total = goal_conditions(self.scene, self.state, self.episode.goal)
         hints = {}
@@ -212,6 +220,8 @@ class AlfredEnv(gymnasium.Env):
                 hints = {"expert_action": self.expert.next_action(self.state), "expert_problem": ""}
             except Unrecoverable as e:
                 hints = {"expert_action": None, "expert_problem": str(e)}
+            if self.interaction == "mask":  # the ground-truth mask of its target in the frame the agent sees
+                hints["expert_mask"] = self._mask_of(hints["expert_action"])
         return hints | {
             "episode_id": self.episode.id,
             "goal_conditions_met": met,

@@ -28,6 +28,7 @@ from __future__ import annotations
 import functools
 import re
 import string
+from pathlib import Path
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, NamedTuple
 
@@ -35,7 +36,7 @@ import gymnasium
 from gymnasium import spaces
 
 from homesim.datasets.alfred import AlfredEpisode
-from homesim.envs.alfred import choose_episode, episodes_with_scenes
+from homesim.envs.episodes import EpisodesOption, annotation_of, choose_episode, episodes_with_scenes
 from homesim.planning.expert import clean_actions
 from homesim.planning.poses import walk
 from homesim.planning.use_routes import UseRoutes
@@ -153,12 +154,14 @@ class AlfredTextEnv(gymnasium.Env):
 
     def __init__(
         self,
-        episodes: Sequence[AlfredEpisode] | None = None,
+        episodes: EpisodesOption = None,
         scenes: Mapping[str, Scene] | None = None,
         max_commands: int = MAX_COMMANDS,
         max_steps: int = MAX_STEPS,
+        split: str | None = None,
+        layouts: str | Path | None = None,
     ) -> None:
-        self.episodes, self.scenes = episodes_with_scenes(episodes, scenes)
+        self.episodes, self.scenes = episodes_with_scenes(episodes, scenes, split, layouts)
         self.max_commands, self.max_steps = max_commands, max_steps
         self.catalog = alfred_catalog()
         self._routes: dict[str, UseRoutes] = {}  # per scene id
@@ -178,10 +181,8 @@ class AlfredTextEnv(gymnasium.Env):
         self.routes = self._routes[self.scene.id]
         self._memo_objects: dict | None = None  # the objects `_memo` was derived from
         k = options.get("annotation", 0)
-        if k == "template" or not self.episode.annotations:
-            task = goal_sentence(self.episode.goal)
-        else:
-            task = self.episode.annotations[k].task_desc.strip().rstrip(".")
+        annotation = None if k == "template" else annotation_of(self.episode, k)
+        task = goal_sentence(self.episode.goal) if annotation is None else annotation.task_desc.strip().rstrip(".")
         self.task = "".join(c for c in task if c in string.printable)
         self.names: dict[str, str] = {}
         self.ids: dict[str, str] = {}
@@ -196,7 +197,7 @@ class AlfredTextEnv(gymnasium.Env):
         self._nearest_place: dict[tuple, str] = {}
         self.location: str | None = None
         self.low_level_actions: list[Action] = []
-        self.commands, self.failed_commands, self.won = 0, 0, False
+        self.commands, self.failed_commands, self.won, self.over = 0, 0, False, ""
         self.last = (True, "")
         places = listing([self.names[p] for p in self.locations])
         observation = (
@@ -208,6 +209,8 @@ class AlfredTextEnv(gymnasium.Env):
     def step(self, command: str) -> tuple[str, float, bool, bool, dict]:
         if self.episode is None:
             raise RuntimeError("call reset() before step()")
+        if self.over:
+            raise RuntimeError(f"episode {self.episode.id} is over ({self.over}): call reset() to start another")
         self.commands += 1
         try:
             parsed = parse_command(command)
@@ -226,6 +229,8 @@ class AlfredTextEnv(gymnasium.Env):
         truncated = not self.won and (
             self.commands >= self.max_commands or len(self.low_level_actions) >= self.max_steps
         )
+        if self.won or truncated:
+            self.over = "the goal is met" if self.won else "a limit was reached"
         return feedback, float(newly_won), self.won, truncated, info
 
     # --- names and places ------------------------------------------------------------------------

@@ -96,8 +96,8 @@ def play(
 
     def seen() -> dict:
         shown = filter_observation(observation_filter, observation)
-        if "expert_action" in result.info:  # privileged hints, for agents that asked for them
-            shown = shown | {"expert_action": result.info["expert_action"]}
+        # privileged hints, for agents that asked for them
+        shown = shown | {k: result.info[k] for k in ("expert_action", "expert_mask") if k in result.info}
         return shown
 
     truncated = False

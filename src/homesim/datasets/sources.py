@@ -1,0 +1,107 @@
+"""Where episodes come from, told apart by what the files hold, not by their names: a homesim dataset
+folder, one split file of a dataset folder (`DATASET/<split>.jsonl.gz`), ALFRED trajectories (a
+json_2.1.0 tree, a traj_data.json, or a .jsonl[.gz] of them; their floor plans need ALFRED's layout
+files), or, with no path, the built-in episodes. Anything else is one `DataError` saying what the file
+is and what was expected."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from homesim.datasets.folder import is_dataset, read_dataset, read_manifest
+from homesim.errors import DataError
+from homesim.world.scene import Scene
+
+TRAJECTORY_FIELDS = {"plan", "scene", "task_type"}  # an ALFRED traj_data.json
+EPISODE_FIELDS = {"initial_state", "scene_id"}  # a homesim episode, a line of a dataset's split file
+
+
+@dataclass(frozen=True)
+class Episodes:
+    """Episodes by split, the scenes they play in, their suite, and what could not be read (ALFRED
+    trajectories are read one by one: a malformed one is skipped and listed here)."""
+
+    splits: dict[str, list]
+    scenes: dict[str, Scene]
+    suite: str = "alfred"
+    skipped: list[DataError] = field(default_factory=list)
+
+    def all(self) -> list:
+        return [e for episodes in self.splits.values() for e in episodes]
+
+
+def _first_record(path: Path) -> object:
+    """The first JSON value of a file: its first non-empty line for JSON lines, else the whole file."""
+    try:
+        if path.name.endswith((".jsonl", ".jsonl.gz", ".gz")):
+            opener = gzip.open if path.name.endswith(".gz") else open
+            with opener(path, "rt", encoding="utf-8") as lines:
+                text = next((line for line in lines if line.strip()), "")
+        else:
+            text = path.read_text(encoding="utf-8")
+    except (OSError, EOFError, UnicodeDecodeError) as e:
+        raise DataError(str(path), "(file)", f"unreadable: {e}") from e
+    if not text.strip():
+        raise DataError(str(path), "(file)", "empty: expected episodes")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise DataError(str(path), "(file)", f"not valid JSON ({e}): expected episodes") from e
+
+
+def kind_of(path: str | Path) -> str:
+    """What a path holds: "dataset", "dataset_split" or "alfred_trajectories"; a DataError otherwise."""
+    path = Path(path)
+    if path.is_dir():
+        if is_dataset(path):
+            return "dataset"
+        if next(path.rglob("traj_data.json"), None) is not None:
+            return "alfred_trajectories"
+        raise DataError(str(path), "(folder)", "holds neither a dataset.json nor ALFRED traj_data.json files")
+    first = _first_record(path)
+    keys = first.keys() if isinstance(first, dict) else set()
+    if TRAJECTORY_FIELDS <= keys:
+        return "alfred_trajectories"
+    if EPISODE_FIELDS <= keys:
+        if is_dataset(path.parent) and path.name.endswith(".jsonl.gz"):
+            return "dataset_split"
+        raise DataError(
+            str(path),
+            "(file)",
+            "holds homesim episodes outside a dataset folder: give the folder (it has their scenes)",
+        )
+    raise DataError(
+        str(path), "(file)", "neither a homesim dataset nor ALFRED trajectories (no plan/scene/task_type fields)"
+    )
+
+
+def read_episodes(
+    path: str | Path | None, layouts: str | Path | None = None, split: str | None = None, suite: str | None = None
+) -> Episodes:
+    """The episodes at `path` (only `split`, if given), whatever kind of source it is."""
+    if path is None:
+        from homesim.datasets.builtin import builtin_episodes
+
+        built, scenes = builtin_episodes()
+        return Episodes({"builtin": built}, scenes)
+    path = Path(path)
+    kind = kind_of(path)
+    if kind == "dataset_split":
+        name = path.name.removesuffix(".jsonl.gz")
+        if split not in (None, name):
+            raise DataError(str(path), "--split", f"the file is split {name!r}, not {split!r}")
+        path, split = path.parent, name
+    if kind.startswith("dataset"):
+        splits, scenes = read_dataset(path, split, suite)
+        return Episodes(splits, scenes, read_manifest(path)["suite"])
+    if suite not in (None, "alfred"):
+        raise DataError(str(path), "(file)", f"holds ALFRED trajectories, not {suite} episodes")
+    if layouts is None:
+        raise DataError(str(path), "--layouts", "holds ALFRED trajectories: give --layouts, ALFRED's layout files")
+    from homesim.datasets.alfred_episodes import import_alfred
+
+    splits, scenes, skipped = import_alfred(path, layouts, split)
+    return Episodes(splits, scenes, "alfred", skipped)

@@ -1,0 +1,49 @@
+"""Every command answers a user's mistake with a short message naming what and where, never a traceback."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from homesim.cli import app
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    root = tmp_path_factory.mktemp("bad")
+    (root / "bad.json").write_text('{"task_type": ')
+    (root / "empty").mkdir()
+    (root / "dataset").mkdir()
+    (root / "dataset" / "dataset.json").write_text('{"version": 1, "suite": "alfred", "splits": {"train": 0}}')
+    return root
+
+
+CASES = [
+    (["play", "alfred", "--split", "nosplit", "--episodes", "{root}/dataset"], "no split 'nosplit'"),
+    (["play", "alfred", "--episodes", "{root}/bad.json"], "not valid JSON"),
+    (["play", "alfred", "--episode", "99"], "there are 4 episodes"),
+    (["evaluate", "--episodes", "{root}/bad.json", "--out", "{root}/o"], "not valid JSON"),
+    (["evaluate", "--episodes", "{root}/empty", "--out", "{root}/o"], "neither a dataset.json nor ALFRED"),
+    (["evaluate", "--episodes", "{root}/dataset", "--split", "nosplit", "--out", "{root}/o"], "no split 'nosplit'"),
+    (["evaluate", "--agent", "nobody", "--out", "{root}/o"], "unknown agent 'nobody'"),
+    (["evaluate", "--pixels", "smell", "--out", "{root}/o"], "some of rgb,depth,segmentation"),
+    (["evaluate", "--interaction", "telepathy", "--out", "{root}/o"], "use oracle or mask"),
+    (["report", "{root}/empty"], "cannot read the evaluation"),
+    (["generate", "alfred", "--scenes", "mars", "--out", "{root}/g"], "use procedural or alfred"),
+    (["generate", "alfred", "--scenes", "alfred", "--out", "{root}/g"], "--scenes alfred needs --layouts"),
+    (["alfred", "replay", "--trajectories", "{root}/bad.json", "--layouts", "{root}/empty"], "not valid JSON"),
+    (["alfred", "import-scenes", "--layouts", "{root}/empty", "--out", "{root}/s"], "no floor plans to import"),
+    (["render-episode", "{root}/bad.json", "--out", "{root}/v.mp4"], "not valid JSON"),
+    (["render-episode", "{root}/bad.json", "--out", "{root}/v.avi"], "must end in"),
+]
+
+
+@pytest.mark.parametrize("args, message", CASES, ids=[" ".join(a[:2]) + f" #{i}" for i, (a, _) in enumerate(CASES)])
+def test_a_mistake_gets_a_message_not_a_traceback(files, args, message):
+    result = CliRunner().invoke(app, [a.format(root=files) for a in args], env={"COLUMNS": "400"})
+    text = " ".join(result.output.split())
+    assert result.exit_code != 0
+    assert "Traceback" not in result.output and not (
+        result.exception and not isinstance(result.exception, SystemExit)
+    ), f"{type(result.exception).__name__}: {result.exception}"
+    assert message in text, result.output
