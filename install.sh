@@ -12,4 +12,7 @@ if [ -n "$missing" ]; then
         echo "homesim: rendering needs the system packages: $missing (install them as root); the rest works without" >&2
     fi
 fi
+if [ -z "${VIRTUAL_ENV:-}" ]; then
+    echo "homesim: installing into $(command -v python3) (no virtual environment is active; see the README)" >&2
+fi
 python3 -m pip install -q -e ".[test]"

@@ -299,3 +299,13 @@ def test_templates_leave_no_double_space_when_an_alternative_is_empty():
 def test_the_shipped_names_are_what_mining_alfred_train_gives(alfred_trajectories):
     mined = mine_synonyms(read_jsonl(alfred_trajectories / "train.jsonl.gz"), alfred_catalog().classes)
     assert {cls: entry["names"] for cls, entry in mined.items()} == lexicon().names
+
+
+def test_a_name_written_two_ways_is_one_name_in_its_commonest_spelling():
+    from homesim.language.lexicon import lexicon, spelled_one_way
+
+    assert spelled_one_way({"laptop": 194, "computer": 50, "lap top": 41, "lap-top": 2}) == {
+        "laptop": 237,
+        "computer": 50,
+    }
+    assert "lap top" not in lexicon().names["Laptop"] and "laptop" in lexicon().names["Laptop"]

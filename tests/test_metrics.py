@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import pytest
 
-from homesim.evaluation.metrics import TERMS, bootstrap_interval, figures, metric, summarize
+from homesim.evaluation.metrics import TERMS, bootstrap_interval, common_failure, figures, metric, summarize
 from homesim.evaluation.records import EpisodeRecord
 from homesim.evaluation.subgoals import summarize_subgoals
 
@@ -282,3 +282,17 @@ def test_summarize_subgoals_groups_by_split_and_subgoal_type():
     assert pickup["episodes"] == 1 and pickup["plw_task_success"]["value"] == 0.5  # min(1, 1/2)
     assert summary["train"]["GotoLocation"]["plw_task_success"]["value"] == 0.5  # min(1, 3/6)
     assert summarize_subgoals([rec("a", True, 1, 1, 4, 4)]) == {}
+
+
+# --- a run that failed one way throughout -----------------------------------------------------------------------
+
+
+def test_a_run_whose_every_failure_has_one_reason_and_no_success_is_flagged():
+    why = "PickupObject needs a 300x300 boolean mask, got str"
+    records = [replace(rec(k, False, 0, 1, 10, 10), failures=[[2, why], [5, why]]) for k in "abc"]
+    assert common_failure(records) == (
+        f"no episode succeeded, and all 6 failed steps (in 3 episodes) failed for one reason: {why}"
+    )
+    assert common_failure(records[:2] + [replace(records[2], failures=[[1, "another reason"]])]) is None
+    assert common_failure(records[:2] + [rec("d", True, 1, 1, 10, 10)]) is None
+    assert common_failure([rec("e", False, 0, 1, 10, 10)]) is None  # no failed step: nothing to say

@@ -36,6 +36,7 @@ class TaskSpec:
     instructions: tuple[str, ...]
     expert_actions: tuple[Action, ...] = ()
     start_step: int = 0  # sub-goal evaluation: how many expert actions were teacher-forced before
+    annotation: int = 0  # which human annotation of the episode (ALFRED's repeat_idx) the goal comes from
 
 
 class Agent(Protocol):

@@ -165,22 +165,27 @@ def generate_alfred(
     else:
         raise typer.BadParameter("use procedural or alfred", param_hint="--scenes")
 
-    def progress(items, total):
-        return track(items, total=total, description="generating", console=console)
+    def progress(items, total, description):
+        return track(items, total=total, description=description, console=console)
 
     splits, problems = generate(places, episodes, seed, annotate, workers, progress)
     all_scenes = {p.scene.id: p.scene for pool in places.values() for p in pool}
     source = {"generator": f"homesim {__version__}", "scenes": scenes, "seed": seed, "episodes": episodes}
     write_dataset(out, splits, all_scenes, source)
-    table = Table(title=f"generated {sum(map(len, splits.values()))} demonstrations into {out}")
-    for column in ("split", "episodes", "scenes", "mean expert length"):
+    table = Table(title=f"generated {plural(sum(map(len, splits.values())), 'demonstration')} into {out}")
+    for column in ("split", "episodes", "annotations", "scenes", "mean expert length"):
         table.add_column(column, justify="left" if column == "split" else "right")
     for split, made in splits.items():
         mean = sum(len(e.expert_actions) for e in made) / len(made)
-        table.add_row(split, str(len(made)), str(len({e.scene_id for e in made})), f"{mean:.1f}")
+        annotations = sum(len(e.annotations) for e in made)
+        table.add_row(split, str(len(made)), str(annotations), str(len({e.scene_id for e in made})), f"{mean:.1f}")
     console.print(table)
+    console.print(
+        "annotations: each episode's directives written several ways, as ALFRED's annotators did;"
+        " an evaluation plays each annotation as one episode"
+    )
     if problems:
-        console.print(f"{len(problems)} sampled tasks were replaced (first: {problems[0]})")
+        console.print(f"{plural(len(problems), 'sampled task')} rejected and replaced (the first: {problems[0]})")
 
 
 def _alfred_floor_plans(layouts: Path, trajectories: list[Path]) -> tuple[dict, dict]:

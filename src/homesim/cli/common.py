@@ -22,6 +22,8 @@ class OneLineErrors(TyperGroup):
     def invoke(self, ctx: typer.Context):
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:  # the output was cut short (`| head`): nothing to say
+            raise typer.Exit(1) from None
         except (DataError, OSError, ValueError) as e:
             typer.echo(f"Error: {e or type(e).__name__}", err=True)
             raise typer.Exit(1) from e
@@ -74,7 +76,7 @@ LayoutsOption = Annotated[
         "--layouts",
         exists=True,
         file_okay=False,
-        help="folder of ALFRED's FloorPlanN-{layout.npy,objects.json,openable.json}",
+        help="folder of ALFRED's layout files (FloorPlanN-layout.npy, -objects.json, -openable.json)",
     ),
 ]
 

@@ -108,3 +108,14 @@ def demo(
             interaction="oracle",
             pixels="",
         )
+    data = out / "dataset"
+    console.print(
+        "\n[bold]What to try next[/]\n"
+        f"  homesim play alfred --episodes {data} --split valid_seen        [dim]# play a task yourself, as text[/]\n"
+        f"  homesim evaluate --episodes {data} --agent my_package.my_module:MyAgent  [dim]# your agent[/]\n"
+        f"  homesim evaluate --episodes {data} --interface text --agent random  [dim]# the ALFWorld-style text game[/]\n"
+        f"  homesim render-episode {out / 'expert' / 'records.jsonl'} --record 1 --episodes {data} --out episode.gif\n"
+        f"  homesim report {out / 'expert'}                                  [dim]# the tables again, from the records[/]\n"
+        "  README.md: the real ALFRED data, pixels and masks, the Gymnasium envs",
+        highlight=False,
+    )

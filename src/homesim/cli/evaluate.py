@@ -44,7 +44,7 @@ def evaluate_command(
         str, typer.Option(help="embodied (ALFRED's actions) or text (ALFWorld-style commands, homesim/ALFRED-Text-v0)")
     ] = "embodied",
 ) -> None:
-    """Evaluate an agent under ALFRED's protocol and print the paper's tables."""
+    """Evaluate an agent under its benchmark's protocol and print the paper's tables (ALFRED's by default)."""
     from homesim.agents.protocol import OBSERVATION_FILTERS
     from homesim.agents.registry import load_agent
     from homesim.datasets.sources import read_episodes
@@ -100,12 +100,16 @@ def evaluate_command(
         if subgoals
         else splits_table(summary, f"{agent} ({interface}) on {episodes or 'built-in episodes'}")
     )
+    if "warning" in summary:
+        console.print(f"[bold yellow]warning:[/] {summary['warning']}")
     console.print(f"records and summary written to {out}/")
 
 
 @app.command("report")
 def report_command(
-    out: Annotated[Path, typer.Argument(exists=True, file_okay=False, help="an evaluation's output folder")],
+    out: Annotated[
+        Path, typer.Argument(metavar="OUT", exists=True, file_okay=False, help="an evaluation's output folder")
+    ],
 ) -> None:
     """Recompute an evaluation's summary from its records, print it, and check it against summary.json."""
     from homesim.errors import DataError
@@ -120,6 +124,8 @@ def report_command(
         raise typer.Exit(1) from e
     summary = summary_of(records, config)
     console.print(subgoals_table(summary) if config.subgoals else splits_table(summary, f"{config.agent}: {out}"))
+    if "warning" in summary:
+        console.print(f"[bold yellow]warning:[/] {summary['warning']}")
     written = out / "summary.json"
     if written.exists():
         same = json.loads(written.read_text()) == json.loads(json.dumps(summary))

@@ -22,6 +22,7 @@ from typing import Annotated
 import typer
 
 from homesim.cli.common import app
+from homesim.tasks.alfred import AlfredGoal, goal_conditions
 from homesim.world.actions import Action
 from homesim.world.scene import Scene
 from homesim.world.state import State
@@ -46,6 +47,11 @@ class Playback:
     subgoal_index: tuple[int, ...] = ()
     recorded: tuple[bool, ...] = ()
     reasons: dict[int, str] = field(default_factory=dict)
+    goal: AlfredGoal | None = None  # the last frame says whether it is met (None: a sub-goal's record)
+
+    def verdict(self, state: State) -> str:
+        met, total = goal_conditions(self.scene, state, self.goal)
+        return f"goal {'met' if met == total else 'not met'} ({met}/{total} goal conditions)"
 
 
 @app.command("render-episode")
@@ -53,6 +59,7 @@ def render_episode(
     path: Annotated[
         Path,
         typer.Argument(
+            metavar="PATH",
             exists=True,
             dir_okay=False,
             help="an ALFRED traj_data.json, a homesim ALFRED episode JSON, or a records.jsonl from homesim evaluate",
@@ -65,7 +72,7 @@ def render_episode(
             "--layouts",
             exists=True,
             file_okay=False,
-            help="folder of ALFRED's FloorPlanN-{layout.npy,objects.json,openable.json} (for ALFRED trajectories)",
+            help="folder of ALFRED's layout files (FloorPlanN-layout.npy, -objects.json, -openable.json) (for ALFRED trajectories)",
         ),
     ] = None,
     scene: Annotated[
@@ -121,10 +128,11 @@ def render_episode(
             subgoal_index=playback.subgoal_index,
             recorded=playback.recorded,
             reasons=playback.reasons,
+            verdict=playback.verdict if playback.goal is not None else None,
         )
         out.parent.mkdir(parents=True, exist_ok=True)
         count = write_video(out, frames, fps)
-    typer.echo(f"{count} frames of {playback.name} ({playback.scene.id}) written to {out}")
+    typer.echo(f"{count} frames of {playback.name} in {playback.scene.id} written to {out}")
 
 
 def _episode_playback(path: Path, layouts: Path | None, scene: Path | None) -> Playback:
@@ -160,32 +168,22 @@ def _episode_playback(path: Path, layouts: Path | None, scene: Path | None) -> P
         instruction=annotation.task_desc if annotation else episode.goal.task_type,
         directives=annotation.high_descs if annotation else (),
         subgoal_index=episode.expert_subgoal_index,
+        goal=episode.goal,
     )
 
 
 def _record_playback(path: Path, number: int, episodes: Path | None, layouts: Path | None) -> Playback:
     """The `number`-th record of a records.jsonl, its episode read from `episodes` as `homesim evaluate`
     reads it."""
-    from homesim.datasets.alfred_episodes import import_alfred
-    from homesim.datasets.builtin import builtin_episodes
-    from homesim.datasets.folder import is_dataset, read_dataset
     from homesim.cli.record_playback import find_episode, read_record, record_start, recorded_actions
+    from homesim.datasets.sources import read_episodes
 
     played = read_record(path, number)
     where = f"record {number} of {path}"
     actions, reasons = recorded_actions(played, where)
-    if episodes is None:
-        built, scenes = builtin_episodes()
-        splits, source = {"builtin": built}, "the built-in episodes (give --episodes, the source evaluate read)"
-    elif is_dataset(episodes):
-        (splits, scenes), source = read_dataset(episodes, played.split), str(episodes)
-    elif layouts is None:
-        raise _fail(
-            f"--episodes {episodes} holds ALFRED trajectories: give --layouts, the folder of ALFRED's layout files"
-        )
-    else:
-        splits, scenes, _ = import_alfred(episodes, layouts, played.split)
-        source = str(episodes)
+    read = read_episodes(episodes, layouts, played.split if episodes else None)
+    splits, scenes = read.splits, read.scenes
+    source = str(episodes) if episodes else "the built-in episodes (give --episodes, the source evaluate read)"
     episode, world = find_episode(played, splits, scenes, source)
     start = record_start(played, episode, world)
     return Playback(
@@ -198,4 +196,5 @@ def _record_playback(path: Path, number: int, episodes: Path | None, layouts: Pa
         subgoal_index=(0,) * len(actions) if start.directives else (),
         recorded=tuple(played.action_success),
         reasons=reasons,
+        goal=None if played.subgoal else episode.goal,
     )

@@ -206,9 +206,11 @@ def generate(
     seed: int,
     annotate: Callable,
     workers: int = 1,
-    progress: Callable[[Iterable, int], Iterable] = lambda items, total: items,
+    progress: Callable[[Iterable, int, str], Iterable] = lambda items, total, description: items,
 ) -> tuple[dict[str, list[AlfredEpisode]], list[str]]:
-    """`total` episodes across the splits, and the problems of the tasks that were replaced."""
+    """`total` episodes across the splits, and the problems of the tasks that were replaced (a sampled
+    task the expert cannot solve, or whose goal holds at the start, is replaced by a new sample; each
+    round of replacements is one more pass of `progress`, described as such)."""
     catalog = alfred_catalog()
     by_id = {p.scene.id: p for pool in places.values() for p in pool}
     wanted, made, problems = split_counts(total), {s: [] for s in SPLITS}, []
@@ -218,12 +220,15 @@ def generate(
         specs = sample_specs(places, missing, seed, catalog, start)
         if not specs:
             break
+        description = "generating tasks" if start == 0 else f"replacing rejected tasks ({len(specs)})"
         start = specs[-1].index + 1
         if workers <= 1:
-            results = [realise(s, by_id[s.scene_id], annotate, catalog) for s in progress(specs, len(specs))]
+            results = [
+                realise(s, by_id[s.scene_id], annotate, catalog) for s in progress(specs, len(specs), description)
+            ]
         else:
             with ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(by_id, annotate)) as pool:
-                results = list(progress(pool.map(_realise, specs, chunksize=4), len(specs)))
+                results = list(progress(pool.map(_realise, specs, chunksize=4), len(specs), description))
         for spec, result in zip(specs, results, strict=True):
             if isinstance(result, AlfredEpisode):
                 made[spec.split].append(result)

@@ -38,6 +38,7 @@ from homesim.world.catalog import alfred_catalog
 from homesim.world.dynamics import step
 from homesim.world.geometry import visible_objects
 from homesim.world.scene import Scene
+from homesim.world.state import State
 
 MAX_STEPS, MAX_FAILS = 1000, 10  # ALFRED's evaluation limits
 PIXELS = ("rgb", "depth", "segmentation")
@@ -128,7 +129,11 @@ class AlfredEnv(gymnasium.Env):
         self.instructions = plain_text("\n".join(annotation.high_descs) if annotation else "", 4096)
         self.scene = self.scenes[self.episode.scene_id]
         self.state = self.episode.initial_state
-        self.expert = Expert(self.scene, self.episode.goal, catalog=self.catalog) if self.expert_hints else None
+        # in mask mode the expert interacts only from where the rendered frame shows its target
+        sees = self._rendered if self.interaction == "mask" else None
+        self.expert = (
+            Expert(self.scene, self.episode.goal, catalog=self.catalog, sees=sees) if self.expert_hints else None
+        )
         self.steps, self.failures, self.over = 0, 0, ""
         self.last = (None, True, "")
         return self._observation(), self._info()
@@ -204,6 +209,9 @@ class AlfredEnv(gymnasium.Env):
             self.frame = self.renderer.render(self.scene, self.state)
             observation |= {k: getattr(self.frame, k) for k in self.pixels}
         return observation
+
+    def _rendered(self, state: State, object_id: str) -> bool:
+        return object_id in self.renderer.render(self.scene, state).visible_ids()
 
     def _mask_of(self, action: Action | None) -> np.ndarray | None:
         if action is None or action.target is None:

@@ -16,7 +16,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from homesim.evaluation.metrics import summarize
+from homesim.evaluation.metrics import common_failure, summarize
 from homesim.evaluation.records import EpisodeRecord
 from homesim.evaluation.subgoals import summarize_subgoals
 from homesim.evaluation.suites import SuiteRunner, WorkItem, suite_named
@@ -112,7 +112,10 @@ def evaluate(
 def summary_of(records: Sequence[EpisodeRecord], config: EvaluationConfig) -> dict:
     """Everything `summary.json` holds, from the records alone (so `homesim report` can recompute it)."""
     summary = {"config": asdict(config), "splits": summarize(records, metrics=suite_named(config.suite).metrics)}
-    return summary | ({"subgoals": summarize_subgoals(records)} if config.suite == "alfred" else {})
+    if config.suite == "alfred":
+        summary["subgoals"] = summarize_subgoals(records)
+    warning = common_failure(records)
+    return summary | ({"warning": warning} if warning else {})
 
 
 def read_run(out: str | Path) -> EvaluationConfig:

@@ -141,3 +141,13 @@ def summarize(
                 groups[group_of(r)].append(r)
             summary[split][breakdown] = {g: figures(grs, samples, metrics) for g, grs in sorted(groups.items())}
     return summary
+
+
+def common_failure(records: Sequence[EpisodeRecord]) -> str | None:
+    """A warning when a run went wrong in one way throughout: no episode reached its goal and every failed
+    step failed for one and the same reason (an agent answering ids where masks are due, say)."""
+    reasons = [str(why) for r in records for _, why in r.failures]
+    if not reasons or any(r.goal_satisfied for r in records) or len(set(reasons)) > 1:
+        return None
+    episodes = sum(1 for r in records if r.failures)
+    return f"no episode succeeded, and all {len(reasons)} failed steps (in {episodes} episodes) failed for one reason: {reasons[0]}"

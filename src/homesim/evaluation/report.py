@@ -5,6 +5,14 @@ from __future__ import annotations
 
 from rich.table import Table
 
+from homesim.datasets.alfred_generate import SPLITS
+
+
+def in_split_order(splits: dict) -> list:
+    """(split, figures) with ALFRED's splits in ALFRED's order (train, valid, test), as generation lists
+    them, and any other split after them by name."""
+    return sorted(splits.items(), key=lambda kv: (SPLITS.index(kv[0]) if kv[0] in SPLITS else len(SPLITS), kv[0]))
+
 
 def cell(figures: dict, metric: str, plw: str) -> str:
     value, interval, weighted = figures[metric]["value"], figures[metric]["ci95"], figures[plw]["value"]
@@ -36,7 +44,7 @@ def splits_table(summary: dict, title: str) -> Table:
     columns = ["split / task type", "episodes", "Task (PLW) [95% CI]", "Goal-Cond (PLW) [95% CI]", "steps"]
     for column in columns + (["commands"] if text else []):
         table.add_column(column, justify="left" if column.startswith("split") else "right")
-    for split, figures in summary["splits"].items():
+    for split, figures in in_split_order(summary["splits"]):
         table.add_row(split or "(no split)", *_row(figures["all"], text), style="bold")
         for task_type, by_type in figures["by_task_type"].items():
             last = task_type == list(figures["by_task_type"])[-1]
@@ -50,7 +58,7 @@ def subgoals_table(summary: dict) -> Table:
     table.add_column("split / sub-goal")
     table.add_column("episodes", justify="right")
     table.add_column("success (PLW) [95% CI]", justify="right")
-    for split, by_kind in summary["subgoals"].items():
+    for split, by_kind in in_split_order(summary["subgoals"]):
         for kind, figures in by_kind.items():
             table.add_row(
                 f"{split} {kind}", str(figures["episodes"]), cell(figures, "task_success", "plw_task_success")

@@ -27,6 +27,7 @@ def task_spec(episode: AlfredEpisode, annotation: int, start_step: int = 0) -> T
         instructions=ann.high_descs if ann else (),
         expert_actions=episode.expert_actions,
         start_step=start_step,
+        annotation=annotation,
     )
 
 

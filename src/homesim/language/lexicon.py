@@ -1,7 +1,8 @@
 """Words for directives: what people call each object class, and how templates become sentences.
 
 The names come from `data/synonyms.json`, mined from ALFRED's human directives (`mining.py`), with
-how often annotators used each, so a generated directive names an object as often as people do. A
+how often annotators used each, so a generated directive names an object as often as people do (a name
+people wrote two ways, "lap top" for "laptop", is written the more common way). A
 class no annotator named gets its class name in words ("HousePlant" -> "house plant"). The wording
 of sentences is `data/templates.json`: '[a|b]' picks an alternative and '{slot}' is filled.
 """
@@ -52,7 +53,7 @@ def lexicon() -> Lexicon:
     data = resources.files("homesim.language").joinpath("data")
     synonyms = json.loads(data.joinpath("synonyms.json").read_text())["classes"]
     return Lexicon(
-        names={cls: entry["names"] for cls, entry in synonyms.items()},
+        names={cls: spelled_one_way(entry["names"]) for cls, entry in synonyms.items()},
         prepositions={
             cls: max(entry["prepositions"], key=entry["prepositions"].get)
             for cls, entry in synonyms.items()
@@ -61,6 +62,17 @@ def lexicon() -> Lexicon:
         templates=json.loads(data.joinpath("templates.json").read_text()),
         catalog=alfred_catalog(),
     )
+
+
+def spelled_one_way(names: dict[str, int]) -> dict[str, int]:
+    """Names that differ only in spaces or hyphens ("laptop", "lap top") are one name written two ways:
+    counted together under the way most annotators wrote it."""
+    merged: dict[str, tuple[str, int]] = {}
+    for name, count in sorted(names.items(), key=lambda kv: -kv[1]):  # the most used spelling first
+        key = name.replace(" ", "").replace("-", "")
+        spelling, total = merged.get(key, (name, 0))
+        merged[key] = (spelling, total + count)
+    return {spelling: total for spelling, total in merged.values()}
 
 
 def fill(template: str, slots: dict[str, str], rng: random.Random) -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from homesim.planning.poses import path_to_use
+from homesim.planning.poses import Sees, path_to_use
 from homesim.tasks.alfred import AlfredGoal, Subgoal, goal_satisfied
 from homesim.world import actions as A
 from homesim.world.actions import Action
@@ -58,8 +58,11 @@ class ExpertPlan:
 class _Planner:
     """Builds a plan by simulating it, step by step, from one state towards one goal."""
 
-    def __init__(self, scene: Scene, state: State, goal: AlfredGoal, catalog: Catalog, agent: int) -> None:
+    def __init__(
+        self, scene: Scene, state: State, goal: AlfredGoal, catalog: Catalog, agent: int, sees: Sees | None = None
+    ) -> None:
         self.scene, self.state, self.goal, self.catalog, self.agent = scene, state, goal, catalog, agent
+        self.sees = sees
         self.plan = ExpertPlan()
         self._paths: dict[tuple, list[str] | None] = {}  # searches made in the current state
 
@@ -81,7 +84,7 @@ class _Planner:
     def _path(self, target: str, also: str | None = None) -> list[str] | None:
         key = (target, also)
         if key not in self._paths:
-            self._paths[key] = path_to_use(self.scene, self.state, self.catalog, self.agent, target, also)
+            self._paths[key] = path_to_use(self.scene, self.state, self.catalog, self.agent, target, also, self.sees)
         return self._paths[key]
 
     def _walk_to(self, target: str, also: str | None = None) -> list[str]:
@@ -108,7 +111,9 @@ class _Planner:
             self.plan.subgoals[-1] = Subgoal("GotoLocation", interactions[0].target, None, (end.x, end.z))
         self.plan.subgoals.append(Subgoal(kind, obj, receptacle))
         for action in interactions:
-            if why_not_visible(self.scene, self.state, self.catalog, self.agent, action.target) is not None:
+            if why_not_visible(self.scene, self.state, self.catalog, self.agent, action.target) is not None or (
+                self.sees is not None and not self.sees(self.state, action.target)
+            ):
                 for name in self._walk_to(action.target):
                     self._do(Action(name))
             self._do(action)
@@ -297,22 +302,32 @@ class _Planner:
         self.place(goal.parent_target)
 
 
-def plan(scene: Scene, state: State, goal: AlfredGoal, agent: int = 0, catalog: Catalog | None = None) -> ExpertPlan:
-    """The whole demonstration from `state`: raises `Unrecoverable` if the goal cannot be reached."""
-    return _Planner(scene, state, goal, catalog or alfred_catalog(), agent).solve()
+def plan(
+    scene: Scene,
+    state: State,
+    goal: AlfredGoal,
+    agent: int = 0,
+    catalog: Catalog | None = None,
+    sees: Sees | None = None,
+) -> ExpertPlan:
+    """The whole demonstration from `state`: raises `Unrecoverable` if the goal cannot be reached. With
+    `sees` (e.g. "the rendered frame shows it"), interactions are made from poses where it holds."""
+    return _Planner(scene, state, goal, catalog or alfred_catalog(), agent, sees).solve()
 
 
 class Expert:
     """`next_action(state)` from any state: follows its plan while the world matches it, else replans."""
 
-    def __init__(self, scene: Scene, goal: AlfredGoal, agent: int = 0, catalog: Catalog | None = None) -> None:
-        self.scene, self.goal, self.agent = scene, goal, agent
+    def __init__(
+        self, scene: Scene, goal: AlfredGoal, agent: int = 0, catalog: Catalog | None = None, sees: Sees | None = None
+    ) -> None:
+        self.scene, self.goal, self.agent, self.sees = scene, goal, agent, sees
         self.catalog = catalog or alfred_catalog()
         self._plan: ExpertPlan | None = None
         self._next = 0
 
     def plan(self, state: State) -> ExpertPlan:
-        return plan(self.scene, state, self.goal, self.agent, self.catalog)
+        return plan(self.scene, state, self.goal, self.agent, self.catalog, self.sees)
 
     def next_action(self, state: State) -> Action:
         on_plan = (

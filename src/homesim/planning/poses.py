@@ -8,7 +8,7 @@ path's moves in one go, where stepping each would build a state per action.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -104,15 +104,37 @@ def shortest_path(
     return path[::-1] + looks(horizons[arrival], start[3])
 
 
+Sees = Callable[[State, str], bool]  # whether, in a state, the agent's view shows an object (pixels, say)
+MAX_UNSEEN_POSES = 8  # nearest poses `sees` may turn down before the nearest one is taken anyway
+
+
 def path_to_use(
-    scene: Scene, state: State, catalog: Catalog, agent: int, target: str, also: str | None = None
+    scene: Scene,
+    state: State,
+    catalog: Catalog,
+    agent: int,
+    target: str,
+    also: str | None = None,
+    sees: Sees | None = None,
 ) -> list[str] | None:
-    """The navigation actions to the nearest pose from which `target` (and `also`, if given) can be used."""
+    """The navigation actions to the nearest pose from which `target` (and `also`, if given) can be used.
+    With `sees`, the nearest pose where `sees` also shows them (the engine's visibility has no occlusion;
+    a rendered frame has), among the nearest few; failing that, the nearest."""
     goals = use_poses(scene, state, catalog, agent, target)
     if also is not None:
         goals &= use_poses(scene, state, catalog, agent, also)
     others = {to_cell(a.x, a.z) for i, a in enumerate(state.agents) if i != agent}
-    return shortest_path(scene, pose_of(state.agents[agent]), goals, blocked=others)
+    start = pose_of(state.agents[agent])
+    nearest = path = shortest_path(scene, start, goals, blocked=others)
+    for _ in range(MAX_UNSEEN_POSES if sees is not None else 0):
+        if path is None:
+            break
+        there = walk(scene, state, agent, path)
+        if sees(there, target) and (also is None or sees(there, also)):
+            return path
+        goals.discard(pose_of(there.agents[agent]))
+        path = shortest_path(scene, start, goals, blocked=others)
+    return nearest
 
 
 def walk(scene: Scene, state: State, agent: int, path: Sequence[str]) -> State | None:

@@ -4,7 +4,7 @@ instruction and the current action written underneath; written as .mp4 (ffmpeg) 
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import imageio.v2 as imageio
@@ -12,7 +12,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from homesim.render.renderer import Renderer
-from homesim.render.topdown import top_down_map
+from homesim.render.topdown import AGENT_COLOUR, PATH_COLOUR, REACHABLE_COLOUR, START_COLOUR, top_down_map
 from homesim.world.actions import Action
 from homesim.world.dynamics import step
 from homesim.world.scene import Scene
@@ -46,11 +46,33 @@ def caption(lines: Sequence[str], width: int) -> np.ndarray:
     return np.asarray(strip)
 
 
+MAP_LEGEND = (
+    ("path", PATH_COLOUR),
+    ("start", START_COLOUR),
+    ("agent and its view", AGENT_COLOUR),
+    ("reachable floor", REACHABLE_COLOUR),
+)
+
+
+def legend(width: int) -> np.ndarray:
+    """The map's key on a dark strip: a swatch per colour; furniture and objects have one colour per class."""
+    font = ImageFont.load_default(size=FONT_SIZE)
+    strip = Image.new("RGB", (width, LINE_HEIGHT + 6), BACKGROUND)
+    draw = ImageDraw.Draw(strip)
+    x = 6
+    for label, colour in MAP_LEGEND:
+        draw.rectangle((x, 5, x + 10, 15), fill=tuple(int(255 * c) for c in colour))
+        draw.text((x + 14, 3), label, fill=TEXT_COLOUR, font=font)
+        x += 24 + int(draw.textlength(label, font=font))
+    draw.text((x, 3), "objects: a colour per class", fill=TEXT_COLOUR, font=font)
+    return np.asarray(strip)
+
+
 def compose(view: np.ndarray, map_image: np.ndarray, lines: Sequence[str]) -> np.ndarray:
-    """One video frame: the view, the map scaled to the view's height, and the caption below both;
-    padded to a multiple of MACRO_BLOCK on each side."""
+    """One video frame: the view, the map scaled to the view's height, the map's legend and the caption
+    below both; padded to a multiple of MACRO_BLOCK on each side."""
     top = np.concatenate([view, _fit_height(map_image, view.shape[0])], axis=1)
-    frame = np.concatenate([top, caption(lines, top.shape[1])], axis=0)
+    frame = np.concatenate([top, legend(top.shape[1]), caption(lines, top.shape[1])], axis=0)
     pad_rows, pad_cols = (-frame.shape[0]) % MACRO_BLOCK, (-frame.shape[1]) % MACRO_BLOCK
     return np.pad(frame, ((0, pad_rows), (0, pad_cols), (0, 0)), constant_values=BACKGROUND[0])
 
@@ -82,6 +104,7 @@ def episode_frames(
     subgoal_index: Sequence[int] = (),
     recorded: Sequence[bool] = (),
     reasons: Mapping[int, str] | None = None,
+    verdict: Callable[[State], str] | None = None,
 ) -> Iterator[np.ndarray]:
     """Plays `actions` from `state` and yields a video frame for the start and after each action: the
     view, the map with the path so far, the instruction, the current step's directive (`directives`
@@ -89,17 +112,20 @@ def episode_frames(
 
     For an episode record: None stands for an agent's answer that was no action (a failed step that
     changes nothing; `reasons` by step index says why), and `recorded` holds whether each step succeeded
-    when it was recorded, so a step the engine now plays otherwise says so."""
+    when it was recorded, so a step the engine now plays otherwise says so. `verdict` says of the final
+    state whether the goal is met; the last frame shows it."""
     me = state.agents[0]
     path = [(me.x, me.z)]
     reasons = reasons or {}
 
-    def frame(action_line: str, directive: str) -> np.ndarray:
+    def frame(action_line: str, directive: str, last: bool = False) -> np.ndarray:
         view = renderer.render(scene, state).rgb
         lines = [line for line in (instruction, directive) if line] + [action_line]
+        if last and verdict is not None:
+            lines.append(f"END: {verdict(state)}")
         return compose(view, top_down_map(scene, state, path, catalog=renderer.catalog), lines)
 
-    yield frame(f"start (0/{len(actions)})", directives[0] if directives else "")
+    yield frame(f"start (0/{len(actions)})", directives[0] if directives else "", last=not actions)
     for i, action in enumerate(actions):
         if action is None:
             success, what, message = False, "(no action)", reasons.get(i, "")
@@ -114,4 +140,4 @@ def episode_frames(
         outcome = "" if success else f"  FAILED: {message}"
         if i < len(recorded) and recorded[i] != success:
             outcome += f"  (recorded as {'succeeded' if recorded[i] else 'failed'})"
-        yield frame(f"{i + 1}/{len(actions)} {what}{outcome}", directive)
+        yield frame(f"{i + 1}/{len(actions)} {what}{outcome}", directive, last=i == len(actions) - 1)
