@@ -59,7 +59,7 @@ def test_replay_reports_malformed_trajectories(alfred_samples, alfred_layouts, t
     result = run("alfred", "replay", "--trajectories", file, "--layouts", alfred_layouts)
     assert result.exit_code == 0, said(result)
     assert f"malformed {file}:2: plan: missing" in " ".join(result.output.split())
-    assert "1 trajectories could not be replayed" in result.output
+    assert "1 trajectory could not be replayed" in result.output
 
 
 def test_replay_with_a_missing_trajectories_path_fails_naming_it(alfred_layouts, tmp_path):
@@ -166,3 +166,14 @@ def test_rooms_is_reproducible(tmp_path):
     assert all(a != b for a, b in zip(scenes(first), scenes(other), strict=True))
     hashes = lambda files: [r["final_state_hash"] for r in json.loads(files["summary.json"])["rooms"]]
     assert all(a != b for a, b in zip(hashes(first), hashes(other), strict=True))
+
+
+def test_version_and_python_dash_m():
+    import subprocess
+    import sys
+
+    from homesim import __version__
+
+    assert CliRunner().invoke(app, ["--version"]).output == f"homesim {__version__}\n"
+    ran = subprocess.run([sys.executable, "-m", "homesim", "--version"], capture_output=True, text=True, check=True)
+    assert ran.stdout == f"homesim {__version__}\n"

@@ -381,3 +381,12 @@ def test_a_finished_episode_cannot_be_stepped_until_reset(end):
         env.step(ROTATE)
     env.reset(seed=0)
     assert env.step(ROTATE)[-1]["last_action_success"]
+
+
+def test_a_wrong_pixels_and_a_wrong_interaction_each_say_which():
+    with pytest.raises(ValueError, match=r"pixels=\('smell',\): give a sequence of some of rgb, depth, segmentation"):
+        AlfredEnv(pixels=("smell",))
+    with pytest.raises(ValueError, match=r"pixels='rgb': give a sequence"):
+        AlfredEnv(pixels="rgb")
+    with pytest.raises(ValueError, match="interaction='telepathy': use 'oracle'"):
+        AlfredEnv(interaction="telepathy")

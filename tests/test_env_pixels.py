@@ -75,3 +75,14 @@ def test_in_mask_mode_the_expert_hint_carries_its_targets_mask():
     assert info["expert_mask"].any() and (env.frame.mask(action.target) == info["expert_mask"]).all()
     info = env.step({"action": action.name, "target": info["expert_mask"]})[-1]
     assert info["last_action_success"] and info["last_action_target"] == action.target
+
+
+def test_the_expert_evaluated_in_mask_mode_succeeds_on_the_builtin_episodes(tmp_path):
+    from homesim.datasets.builtin import builtin_episodes
+    from homesim.evaluation.evaluate import EvaluationConfig, evaluate
+
+    episodes, scenes = builtin_episodes()
+    config = EvaluationConfig("expert", interaction="mask", pixels=("rgb",))
+    summary = evaluate({"builtin": episodes}, scenes, config, tmp_path)
+    assert summary["splits"]["builtin"]["all"]["task_success"]["value"] == 1.0
+    assert "warning" not in summary

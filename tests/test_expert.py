@@ -124,3 +124,24 @@ def test_the_expert_solves_the_builtin_procedural_tasks():
     for e in episodes:
         assert goal_satisfied(scenes[e.scene_id], play_expert(scenes[e.scene_id], e.initial_state, e.goal), e.goal)
     assert isinstance(episodes[0].goal, AlfredGoal)
+
+
+def test_with_sees_the_path_ends_where_sees_holds_and_without_it_where_the_engine_sees():
+    from homesim.datasets.builtin import builtin_episodes
+    from homesim.planning.poses import path_to_use, pose_of, walk
+
+    episodes, scenes = builtin_episodes()
+    episode = episodes[1]
+    scene, state = scenes[episode.scene_id], episode.initial_state
+    catalog = alfred_catalog()
+    target = next(o for o in state.objects if o.startswith(episode.goal.parent_target + "|"))
+    nearest = path_to_use(scene, state, catalog, 0, target)
+    refused = pose_of(walk(scene, state, 0, nearest).agents[0])
+
+    def sees(there, object_id):  # a view that hides the target from the nearest pose only
+        assert object_id == target
+        return pose_of(there.agents[0]) != refused
+
+    other = path_to_use(scene, state, catalog, 0, target, sees=sees)
+    assert other != nearest and pose_of(walk(scene, state, 0, other).agents[0]) != refused
+    assert path_to_use(scene, state, catalog, 0, target, sees=lambda there, object_id: False) == nearest

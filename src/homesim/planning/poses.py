@@ -105,7 +105,7 @@ def shortest_path(
 
 
 Sees = Callable[[State, str], bool]  # whether, in a state, the agent's view shows an object (pixels, say)
-MAX_UNSEEN_POSES = 8  # nearest poses `sees` may turn down before the nearest one is taken anyway
+MAX_UNSEEN_POSES = 64  # nearest poses `sees` may turn down before the nearest one is taken anyway
 
 
 def path_to_use(
