@@ -1,9 +1,9 @@
 """Evaluates an agent on a set of episodes, in one process or several, writing records as they finish.
 
 A suite (`homesim.evaluation.suites`) splits the episodes into work items (ALFRED: one per episode,
-annotation and, in sub-goal evaluation, sub-goal) and plays each into an episode record. Records are appended to `records.jsonl` the
-moment an episode finishes (an interrupted run keeps them all); at the end the file is rewritten in
-a fixed order, so that `--workers N` gives the same bytes as `--workers 1`. Every agent is rebuilt
+annotation and, in sub-goal evaluation, sub-goal) and plays each into an episode record. Records are
+appended to `records.jsonl` the moment an episode finishes (an interrupted run keeps them all); at the
+end the file is rewritten in a fixed order, so that `--workers N` gives the same bytes as `--workers 1`. Every agent is rebuilt
 per worker and reset per episode; agents seed themselves from the episode, not from the order.
 """
 
