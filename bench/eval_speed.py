@@ -1,5 +1,6 @@
 """Evaluation throughput: the expert agent over ALFRED's 251 valid_seen trajectories (820 annotated
-episodes) under ALFRED's protocol, with 1 and 2 worker processes.
+episodes) under ALFRED's protocol: 1 local process (the reference), then 2 local processes and 2 Ray
+workers on a local Ray instance (its start-up included); each must write the reference's bytes.
 
     python bench/eval_speed.py [--trajectories PATH] [--layouts DIR] [--json out.json]
 """
@@ -18,6 +19,7 @@ from rich.table import Table
 from homesim.datasets.alfred_episodes import import_alfred
 from homesim.evaluation.alfred_suite import work_items
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
+from homesim.parallel import Workers
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "alfred"
 
@@ -31,19 +33,25 @@ def main() -> None:
     splits, scenes, _ = import_alfred(args.trajectories, args.layouts)
     episodes = len(work_items(splits, subgoals=False))
     table = Table(title=f"expert evaluation over {episodes} ALFRED episodes (records and summary written)")
-    for column in ("workers", "seconds", "episodes/s", "task success"):
+    for column in ("workers", "seconds", "episodes/s", "x 1 process", "task success", "same bytes"):
         table.add_column(column, justify="right")
     figures = {}
-    for workers in (1, 2):
+    reference = None
+    for name, workers in (("1 local", Workers(1)), ("2 local", Workers(2)), ("2 ray", Workers(2, "ray"))):
         with tempfile.TemporaryDirectory() as out:
             begin = time.perf_counter()
             summary = evaluate(splits, scenes, EvaluationConfig(agent="expert"), out, workers=workers)
             seconds = time.perf_counter() - begin
+            records = (Path(out) / "records.jsonl").read_bytes()
+        reference = reference or (records, seconds)
         success = next(iter(summary["splits"].values()))["all"]["task_success"]["value"]
-        figures[workers] = {"seconds": seconds, "episodes_per_s": episodes / seconds, "task_success": success}
-        table.add_row(str(workers), f"{seconds:.2f}", f"{episodes / seconds:,.0f}", f"{100 * success:.1f}%")
+        speedup = reference[1] / seconds
+        figures[name] = {"seconds": seconds, "episodes_per_s": episodes / seconds, "speedup": speedup}
+        same = records == reference[0]
+        table.add_row(
+            name, f"{seconds:.2f}", f"{episodes / seconds:,.0f}", f"{speedup:.2f}x", f"{100 * success:.1f}%", str(same)
+        )
     Console().print(table)
-    Console().print(f"2 workers / 1 worker: {figures[2]['episodes_per_s'] / figures[1]['episodes_per_s']:.2f}x")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1))
 

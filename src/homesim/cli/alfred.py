@@ -12,7 +12,9 @@ from rich.progress import track
 from rich.table import Table
 
 from homesim.cli.common import (
+    BackendOption,
     LayoutsOption,
+    RayAddressOption,
     TrajectoriesOption,
     console,
     generate_app,
@@ -20,6 +22,7 @@ from homesim.cli.common import (
     percent,
     play_app,
     plural,
+    workers_of,
 )
 
 alfred_app = group("alfred", "ALFRED: import its scenes and trajectories, replay its expert demonstrations.")
@@ -141,6 +144,8 @@ def generate_alfred(
     seed: Annotated[int, typer.Option(help="the same seed gives the same bytes")] = 0,
     out: Annotated[Path, typer.Option(help="dataset folder to write")] = Path("out/dataset"),
     workers: Annotated[int, typer.Option(min=1, help="processes; the output does not depend on it")] = 1,
+    backend: BackendOption = "local",
+    ray_address: RayAddressOption = None,
     layouts: Annotated[
         Path | None, typer.Option(exists=True, file_okay=False, help="ALFRED layout files (--scenes alfred)")
     ] = None,
@@ -168,7 +173,7 @@ def generate_alfred(
     def progress(items, total, description):
         return track(items, total=total, description=description, console=console)
 
-    splits, problems = generate(places, episodes, seed, annotate, workers, progress)
+    splits, problems = generate(places, episodes, seed, annotate, workers_of(workers, backend, ray_address), progress)
     all_scenes = {p.scene.id: p.scene for pool in places.values() for p in pool}
     source = {"generator": f"homesim {__version__}", "scenes": scenes, "seed": seed, "episodes": episodes}
     write_dataset(out, splits, all_scenes, source)

@@ -90,3 +90,22 @@ def plural(n: int, word: str) -> str:
     if n == 1:
         return f"{n} {word}"
     return f"{n} {word[:-1]}ies" if word.endswith("y") and word[-2:-1] not in "aeiou" else f"{n} {word}s"
+
+
+BackendOption = Annotated[
+    str, typer.Option(help="local (processes on this machine) or ray (a Ray cluster; see --ray-address)")
+]
+RayAddressOption = Annotated[
+    str | None,
+    typer.Option(help="with --backend ray: a cluster's address (auto: the one `ray start` joined); none: a local one"),
+]
+
+
+def workers_of(count: int, backend: str, address: str | None):
+    """The processes a command runs on (`homesim.parallel.Workers`), or a usage error naming the option."""
+    from homesim.parallel import Workers
+
+    try:
+        return Workers(count, backend, address)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--backend") from e

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.progress import track
 
-from homesim.cli.common import app, console
+from homesim.cli.common import BackendOption, RayAddressOption, app, console, workers_of
 
 
 @app.command("evaluate")
@@ -36,6 +36,8 @@ def evaluate_command(
         str, typer.Option("--ablation", help="none, no_language, no_vision, goal_only, instructions_only")
     ] = "none",
     workers: Annotated[int, typer.Option(min=1, help="processes; results are identical for any number")] = 1,
+    backend: BackendOption = "local",
+    ray_address: RayAddressOption = None,
     seed: Annotated[int, typer.Option(help="the agent's seed")] = 0,
     out: Annotated[Path, typer.Option(help="folder for run.json, records.jsonl and summary.json")] = Path("out/eval"),
     interaction: Annotated[str, typer.Option(help="oracle (object ids) or mask (300x300 pixel masks)")] = "oracle",
@@ -94,7 +96,7 @@ def evaluate_command(
     def progress(items, total):
         return track(items, total=total, description=f"evaluating {agent}", console=console)
 
-    summary = evaluate(splits, scenes, config, out, workers=workers, progress=progress)
+    summary = evaluate(splits, scenes, config, out, workers_of(workers, backend, ray_address), progress)
     console.print(
         subgoals_table(summary)
         if subgoals

@@ -16,10 +16,10 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from homesim.datasets.alfred import AlfredEpisode
+from homesim.parallel import Failed, Workers, run_chunks
 from homesim.planning.expert import Unrecoverable, plan
 from homesim.scenes.procedural import ROOM_PLANS, ROOM_TYPES, fill_room, generate_room
 from homesim.tasks.alfred import AlfredGoal, goal_satisfied
@@ -34,6 +34,7 @@ ALFRED_UNSEEN = {"valid_unseen": (10, 219, 308, 424), "test_unseen": (9, 29, 215
 TASKS_PER_ROOM = 8  # procedural train rooms host this many tasks on average (ALFRED reuses its scenes too)
 ATTEMPTS = 5  # placements tried per task before it is replaced
 ROUNDS = 4  # rounds of replacements before giving up on the requested count
+CHUNK = 4  # tasks per chunk of work sent to a worker
 START_HORIZON = 30
 
 
@@ -187,17 +188,13 @@ def realise(spec: TaskSpec, place: Place, annotate: Callable, catalog: Catalog) 
     return problem
 
 
-_places: dict[str, Place] = {}
-_annotate: Callable | None = None
+def _worker(places: dict[str, Place], annotate: Callable) -> tuple:
+    return places, annotate, alfred_catalog()
 
 
-def _start_worker(places: dict[str, Place], annotate: Callable) -> None:
-    global _places, _annotate
-    _places, _annotate = places, annotate
-
-
-def _realise(spec: TaskSpec) -> AlfredEpisode | str:
-    return realise(spec, _places[spec.scene_id], _annotate, alfred_catalog())
+def _realise_chunk(worker: tuple, specs: list[TaskSpec]) -> list[AlfredEpisode | str]:
+    places, annotate, catalog = worker
+    return [realise(spec, places[spec.scene_id], annotate, catalog) for spec in specs]
 
 
 def generate(
@@ -205,12 +202,14 @@ def generate(
     total: int,
     seed: int,
     annotate: Callable,
-    workers: int = 1,
+    workers: int | Workers = 1,
     progress: Callable[[Iterable, int, str], Iterable] = lambda items, total, description: items,
 ) -> tuple[dict[str, list[AlfredEpisode]], list[str]]:
     """`total` episodes across the splits, and the problems of the tasks that were replaced (a sampled
     task the expert cannot solve, or whose goal holds at the start, is replaced by a new sample; each
-    round of replacements is one more pass of `progress`, described as such)."""
+    round of replacements is one more pass of `progress`, described as such). `workers`: a number of local
+    processes, or `Workers` (local or Ray); tasks whose worker failed on every try are replaced too."""
+    workers = workers if isinstance(workers, Workers) else Workers(workers)
     catalog = alfred_catalog()
     by_id = {p.scene.id: p for pool in places.values() for p in pool}
     wanted, made, problems = split_counts(total), {s: [] for s in SPLITS}, []
@@ -222,13 +221,17 @@ def generate(
             break
         description = "generating tasks" if start == 0 else f"replacing rejected tasks ({len(specs)})"
         start = specs[-1].index + 1
-        if workers <= 1:
+        if workers.count <= 1 and workers.backend == "local":
             results = [
                 realise(s, by_id[s.scene_id], annotate, catalog) for s in progress(specs, len(specs), description)
             ]
         else:
-            with ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(by_id, annotate)) as pool:
-                results = list(progress(pool.map(_realise, specs, chunksize=4), len(specs), description))
+            chunks = [specs[i : i + CHUNK] for i in range(0, len(specs), CHUNK)]
+            results = [None] * len(specs)
+            finished = run_chunks(_worker, (by_id, annotate), _realise_chunk, chunks, workers)
+            for i, done in progress(finished, len(chunks), description):
+                failed = isinstance(done, Failed)
+                results[i * CHUNK : i * CHUNK + len(chunks[i])] = [done.reason] * len(chunks[i]) if failed else done
         for spec, result in zip(specs, results, strict=True):
             if isinstance(result, AlfredEpisode):
                 made[spec.split].append(result)

@@ -15,6 +15,7 @@ from homesim.evaluation.records import EpisodeRecord
 from homesim.evaluation.runner import run_episode
 from homesim.evaluation.subgoals import run_subgoal
 from homesim.evaluation.text_runner import run_text_episode
+from homesim.tasks.alfred import goal_conditions
 from homesim.world.scene import Scene
 
 if TYPE_CHECKING:
@@ -62,3 +63,32 @@ class AlfredRunner:
         if subgoal is None:
             return run_episode(self.env, self.agent, episode, annotation, split, self.config.observation_filter)
         return run_subgoal(self.env, self.agent, episode, subgoal, annotation, split, self.config.observation_filter)
+
+
+def failed_record(
+    splits: Mapping[str, Sequence[AlfredEpisode]], scenes: Mapping[str, Scene], item: WorkItem, reason: str
+) -> EpisodeRecord:
+    """The record of a work item no worker could play (end reason "worker_failed"): kept in the records as
+    a failed episode with the reason, so the run's figures still count it."""
+    split, index, annotation, subgoal = item
+    episode = splits[split][index]
+    _, total = goal_conditions(scenes[episode.scene_id], episode.initial_state, episode.goal)
+    return EpisodeRecord(
+        episode_id=episode.id,
+        annotation=annotation,
+        split=split,
+        task_type=episode.goal.task_type,
+        actions=[],
+        action_success=[],
+        failures=[[0, reason]],
+        conditions_met=0,
+        conditions_total=1 if subgoal is not None else total,
+        goal_satisfied=False,
+        path_length=0,
+        reference_length=len(episode.expert_actions),
+        stopped=False,
+        end_reason="worker_failed",
+        subgoal=None
+        if subgoal is None
+        else {"index": subgoal, "action": episode.subgoals[subgoal].action, "success": False},
+    )

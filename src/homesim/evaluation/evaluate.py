@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from homesim.evaluation.metrics import common_failure, summarize
 from homesim.evaluation.records import EpisodeRecord
 from homesim.evaluation.subgoals import summarize_subgoals
 from homesim.evaluation.suites import SuiteRunner, WorkItem, suite_named
+from homesim.parallel import Failed, Workers, run_chunks
 from homesim.world.scene import Scene
 
 CHUNK = 8  # work items per task sent to a worker process
@@ -55,16 +55,12 @@ class EvaluationConfig:
             raise ValueError("the text interface has no sub-goal evaluation, pixels or masks")
 
 
-_worker: SuiteRunner | None = None
+def _start_worker(splits: Mapping, scenes: Mapping, config: EvaluationConfig) -> SuiteRunner:
+    return suite_named(config.suite).runner(splits, scenes, config)
 
 
-def _start_worker(splits: Mapping, scenes: Mapping, config: EvaluationConfig) -> None:
-    global _worker
-    _worker = suite_named(config.suite).runner(splits, scenes, config)
-
-
-def _run_chunk(items: list[WorkItem]) -> list[EpisodeRecord]:
-    return [_worker.run(item) for item in items]
+def _run_chunk(runner: SuiteRunner, items: list[WorkItem]) -> list[EpisodeRecord]:
+    return [runner.run(item) for item in items]
 
 
 def evaluate(
@@ -72,11 +68,13 @@ def evaluate(
     scenes: Mapping[str, Scene],
     config: EvaluationConfig,
     out: str | Path,
-    workers: int = 1,
+    workers: int | Workers = 1,
     progress: Callable[[Iterable, int], Iterable] = lambda items, total: items,
 ) -> dict:
     """Runs every work item, writes `run.json` (the config), `records.jsonl` and `summary.json` to `out`,
-    and returns the summary."""
+    and returns the summary. `workers`: a number of local processes, or `Workers` (local or Ray); a work
+    item whose worker failed on every try gets a record saying so (end reason "worker_failed")."""
+    workers = workers if isinstance(workers, Workers) else Workers(workers)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     _replace(out / "run.json", json.dumps(asdict(config), indent=1, sort_keys=True))
@@ -92,16 +90,19 @@ def evaluate(
                 sink.write(record.to_json() + "\n")
             sink.flush()
 
-        if workers <= 1:
+        if workers.count <= 1 and workers.backend == "local":
             evaluator = suite.runner(splits, scenes, config)
             for item in progress(items, len(items)):
                 keep([evaluator.run(item)])
         else:
             chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
-            with ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(splits, scenes, config)) as pool:
-                futures = [pool.submit(_run_chunk, chunk) for chunk in chunks]
-                for future in progress(as_completed(futures), len(futures)):
-                    keep(future.result())
+            finished = run_chunks(_start_worker, (splits, scenes, config), _run_chunk, chunks, workers)
+            for i, result in progress(finished, len(chunks)):
+                keep(
+                    [suite.failed(splits, scenes, item, result.reason) for item in chunks[i]]
+                    if isinstance(result, Failed)
+                    else result
+                )
     records.sort(key=lambda r: r.key)
     _replace(records_file, "".join(r.to_json() + "\n" for r in records))
     summary = summary_of(records, config)

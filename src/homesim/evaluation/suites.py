@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from homesim.evaluation.alfred_suite import AlfredRunner, work_items
+from homesim.evaluation.alfred_suite import AlfredRunner, failed_record, work_items
 from homesim.evaluation.metrics import ALFRED_METRICS, MetricSet
 from homesim.evaluation.records import EpisodeRecord
 
@@ -27,6 +27,7 @@ class Suite:
     work_items: Callable[[Mapping[str, Sequence], EvaluationConfig], list[WorkItem]]
     runner: Callable[[Mapping[str, Sequence], Mapping, EvaluationConfig], SuiteRunner]  # (splits, scenes, config)
     metrics: MetricSet
+    failed: Callable[[Mapping[str, Sequence], Mapping, WorkItem, str], EpisodeRecord]  # a record for an unplayed item
     max_steps: int
     max_fails: int | None  # None: failed actions do not end an episode
 
@@ -36,6 +37,7 @@ SUITES: dict[str, Suite] = {
         work_items=lambda splits, config: work_items(splits, config.subgoals),
         runner=AlfredRunner,
         metrics=ALFRED_METRICS,
+        failed=failed_record,
         max_steps=1000,
         max_fails=10,
     ),

@@ -1,0 +1,81 @@
+"""Evaluation on Ray (`homesim.parallel`): the same bytes as one local process, a killed worker survived,
+and a work item that fails on every try reported in its record while the run goes on. A local Ray
+instance is started on this machine (no network beyond localhost)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from homesim.agents.random_agent import RandomAgent
+from homesim.datasets.builtin import builtin_episodes
+from homesim.evaluation.evaluate import CHUNK, EvaluationConfig, evaluate
+from homesim.evaluation.records import read_records
+from homesim.parallel import Workers
+
+ray = pytest.importorskip("ray")
+
+MARKS = Path(os.environ.setdefault("HOMESIM_TEST_MARKS", "/tmp/homesim-test-marks"))  # the Ray workers see it
+os.environ["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")])
+
+
+class DyingAgent(RandomAgent):
+    """A random agent whose worker process dies at the start of episode `builtin-0-2`: once (a mark left
+    behind says it already died), or every time when the mark is a directory."""
+
+    def reset(self, task):
+        mark = MARKS / task.episode_id
+        if task.episode_id == "builtin-0-2" and not mark.is_file():
+            if not mark.is_dir():
+                mark.write_text("died once")
+            os._exit(1)  # the worker process is gone, as if killed
+        super().reset(task)
+
+
+@pytest.fixture(scope="module")
+def ray_instance():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture()
+def marks():
+    MARKS.mkdir(parents=True, exist_ok=True)
+    for mark in MARKS.iterdir():
+        mark.rmdir() if mark.is_dir() else mark.unlink()
+    return MARKS
+
+
+def _run(out, agent="random", workers: int | Workers = 1):
+    episodes, scenes = builtin_episodes(count=20)  # three chunks of work
+    return evaluate({"builtin": episodes}, scenes, EvaluationConfig(agent), out, workers=workers)
+
+
+def test_ray_gives_the_same_bytes_as_one_local_process(ray_instance, tmp_path):
+    _run(tmp_path / "local")
+    _run(tmp_path / "ray", workers=Workers(2, "ray"))
+    for name in ("records.jsonl", "summary.json", "run.json"):
+        assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "ray" / name).read_bytes(), name
+
+
+def test_a_killed_worker_is_survived(ray_instance, marks, tmp_path):
+    _run(tmp_path / "local")
+    _run(tmp_path / "ray", f"{__name__}:DyingAgent", Workers(2, "ray"))
+    assert (marks / "builtin-0-2").read_text() == "died once"  # it did die, and its work was done again
+    assert (tmp_path / "local" / "records.jsonl").read_bytes() == (tmp_path / "ray" / "records.jsonl").read_bytes()
+
+
+def test_work_that_fails_every_try_is_reported_in_its_record(ray_instance, marks, tmp_path):
+    (marks / "builtin-0-2").mkdir()  # dies every time
+    _run(tmp_path / "ray", f"{__name__}:DyingAgent", Workers(2, "ray"))
+    records = read_records(tmp_path / "ray" / "records.jsonl")
+    episodes, _ = builtin_episodes(count=20)
+    assert sorted(r.episode_id for r in records) == sorted(e.id for e in episodes)  # the run went on
+    failed = [r for r in records if r.end_reason == "worker_failed"]
+    # the chunk holding the dying episode (the first CHUNK work items) is reported; the others were played
+    assert sorted(r.episode_id for r in failed) == sorted(e.id for e in episodes[:CHUNK])
+    assert all("failed 2 times on Ray" in r.failures[0][1] and not r.goal_satisfied for r in failed)
+    assert all(r.path_length > 0 for r in records if r.end_reason != "worker_failed")
