@@ -79,3 +79,15 @@ def test_work_that_fails_every_try_is_reported_in_its_record(ray_instance, marks
     assert sorted(r.episode_id for r in failed) == sorted(e.id for e in episodes[:CHUNK])
     assert all("failed 2 times on Ray" in r.failures[0][1] and not r.goal_satisfied for r in failed)
     assert all(r.path_length > 0 for r in records if r.end_reason != "worker_failed")
+
+
+def test_replay_and_generation_on_ray_give_what_one_process_gives(ray_instance, alfred_samples, alfred_layouts):
+    from homesim.datasets.alfred_generate import generate, procedural_places, split_counts
+    from homesim.datasets.alfred_replay import replay_path
+    from homesim.language.alfred import annotate
+
+    alone = replay_path(alfred_samples, alfred_layouts).summary()
+    assert replay_path(alfred_samples, alfred_layouts, workers=Workers(2, "ray")).summary() == alone
+    places = procedural_places(split_counts(12), 0)
+    one = generate(places, 12, 0, annotate)
+    assert generate(places, 12, 0, annotate, workers=Workers(2, "ray")) == one

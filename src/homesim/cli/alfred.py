@@ -34,13 +34,17 @@ def alfred_replay(
     layouts: LayoutsOption,
     json_out: Annotated[Path | None, typer.Option("--json", help="write the summary (with every failure) here")] = None,
     show_failures: Annotated[int, typer.Option(help="how many failures to list")] = 20,
+    workers: Annotated[int, typer.Option(min=1, help="processes; the report does not depend on it")] = 1,
+    backend: BackendOption = "local",
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Replay ALFRED's expert low-level actions in homesim and check that each reaches its goal."""
     from homesim.datasets.alfred_replay import replay_path
 
-    report = replay_path(
-        trajectories, layouts, progress=lambda items: track(items, description="replaying", console=console)
-    )
+    def progress(items, total):
+        return track(items, total=total, description="replaying", console=console)
+
+    report = replay_path(trajectories, layouts, progress, workers_of(workers, backend, ray_address))
     summary = report.summary()
 
     table = Table(title=f"ALFRED expert replay: {trajectories}")

@@ -17,6 +17,7 @@ from homesim.datasets.alfred import AlfredEpisode
 from homesim.datasets.alfred_episodes import import_trajectories
 from homesim.datasets.alfred_files import RawTrajectory, read_trajectories
 from homesim.errors import DataError
+from homesim.parallel import Failed, Workers, run_chunks
 from homesim.tasks.alfred import goal_conditions
 from homesim.world.catalog import alfred_catalog
 from homesim.world.dynamics import step
@@ -92,20 +93,52 @@ class ReplayReport:
         }
 
 
+CHUNK = 32  # trajectories per chunk of work sent to a worker
+
+
+def _worker(scenes: dict[str, Scene]) -> dict[str, Scene]:
+    return scenes
+
+
+def _replay_chunk(scenes: dict[str, Scene], named: list[tuple[str, AlfredEpisode]]) -> list[ReplayResult]:
+    return [replay_episode(name, e, scenes[e.scene_id]) for name, e in named]
+
+
+def _unplayed(name: str, episode: AlfredEpisode, reason: str) -> ReplayResult:
+    """A trajectory whose worker failed on every try: a failure that says so."""
+    failure = {"index": 0, "action": "", "target": None, "message": reason}
+    return ReplayResult(
+        name, episode.goal.task_type, episode.scene_id, len(episode.expert_actions), False, False, 0, 0, failure
+    )
+
+
 def replay_trajectories(
     trajectories: Iterable[RawTrajectory | DataError],
     layouts: str | Path,
-    progress: Callable[[Iterable], Iterable] = lambda items: items,
+    progress: Callable[[Iterable, int], Iterable] = lambda items, total: items,
+    workers: int | Workers = 1,
 ) -> ReplayReport:
     """Imports the floor plans the trajectories use (from `layouts` plus the trajectories themselves)
-    and replays every trajectory in them."""
+    and replays every trajectory in them, in one process or on `workers` (local or Ray); the report is
+    the same whatever the workers."""
+    workers = workers if isinstance(workers, Workers) else Workers(workers)
     splits, scenes, errors = import_trajectories(trajectories, layouts)
     named = [(f"{split}/{e.id}", e) for split, episodes in splits.items() for e in episodes]
-    results = [replay_episode(name, e, scenes[e.scene_id]) for name, e in progress(named)]
+    if workers.count <= 1 and workers.backend == "local":
+        results = [replay_episode(name, e, scenes[e.scene_id]) for name, e in progress(named, len(named))]
+    else:
+        chunks = [named[i : i + CHUNK] for i in range(0, len(named), CHUNK)]
+        done: dict[int, list[ReplayResult]] = {}
+        for i, result in progress(run_chunks(_worker, (scenes,), _replay_chunk, chunks, workers), len(chunks)):
+            done[i] = [_unplayed(n, e, result.reason) for n, e in chunks[i]] if isinstance(result, Failed) else result
+        results = [r for i in range(len(chunks)) for r in done[i]]
     return ReplayReport(results, errors, {k: s.provenance for k, s in scenes.items()})
 
 
 def replay_path(
-    trajectories: str | Path, layouts: str | Path, progress: Callable = lambda items: items
+    trajectories: str | Path,
+    layouts: str | Path,
+    progress: Callable[[Iterable, int], Iterable] = lambda items, total: items,
+    workers: int | Workers = 1,
 ) -> ReplayReport:
-    return replay_trajectories(read_trajectories(trajectories), layouts, progress)
+    return replay_trajectories(read_trajectories(trajectories), layouts, progress, workers)
