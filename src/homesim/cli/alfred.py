@@ -90,6 +90,73 @@ def alfred_replay(
         raise typer.Exit(1)  # nothing could be replayed
 
 
+@alfred_app.command("frames")
+def alfred_frames(
+    episodes: Annotated[
+        Path,
+        typer.Option(
+            "--episodes", exists=True, help="ALFRED trajectories (with --layouts) or a homesim ALFRED dataset folder"
+        ),
+    ],
+    out: Annotated[Path, typer.Option("--out", help="the frames folder to write (or to complete, after a kill)")],
+    layouts: Annotated[
+        Path | None, typer.Option(exists=True, file_okay=False, help="ALFRED layout files (for trajectories)")
+    ] = None,
+    split: Annotated[str | None, typer.Option(help="only this split of the episodes")] = None,
+    size: Annotated[int, typer.Option(min=8, help="frame height and width in pixels")] = 64,
+    limit: Annotated[int | None, typer.Option(min=1, help="only the first N episodes")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="write the summary (with every skip) here")] = None,
+    workers: Annotated[int, typer.Option(min=1, help="processes; the folder does not depend on it")] = 1,
+    backend: BackendOption = "local",
+    ray_address: RayAddressOption = None,
+) -> None:
+    """Replay expert demonstrations and store, per step, the egocentric frame, the action, its target's mask
+    and class, and the sub-goal index: the training data of the learned ALFRED baselines."""
+    import time
+
+    from homesim.learning.alfred_frames import extract_frames
+
+    started = time.perf_counter()
+    summary = extract_frames(
+        episodes,
+        out,
+        layouts,
+        split,
+        size,
+        limit,
+        workers_of(workers, backend, ray_address),
+        lambda items, total: progress(items, total, "rendering shards"),
+    )
+    seconds = time.perf_counter() - started
+    figures = {
+        "trajectories": summary.trajectories,
+        "steps": summary.steps,
+        "skipped": len(summary.skipped),
+        "MB on disk": round(summary.bytes / 1e6, 1),
+        "seconds": round(seconds, 1),
+        "steps/s": round(summary.steps / seconds, 1) if seconds else 0.0,
+        "bytes/step": round(summary.bytes / summary.steps) if summary.steps else 0,
+    }
+    table = Table(title=f"ALFRED frames ({size}x{size}) in {out}")
+    for column in figures:
+        table.add_column(column, justify="right")
+    table.add_row(*map(str, figures.values()))
+    console.print(table)
+    if summary.resumed_shards:
+        console.print(f"resumed: {plural(summary.resumed_shards, 'complete shard')} kept from an earlier run")
+    for skip in summary.skipped[:10]:
+        console.print(f"[yellow]skipped[/] {skip['id']}: {skip['reason']}")
+    if summary.skipped:
+        console.print(f"{plural(len(summary.skipped), 'episode')} skipped: listed in {out / 'skipped.jsonl'}")
+    if json_out:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        details = {**figures, "out": str(out), "size": size, "skipped": summary.skipped}
+        json_out.write_text(json.dumps(details, indent=1))
+        console.print(f"summary written to {json_out}")
+    if summary.trajectories == 0:
+        raise typer.Exit(1)  # nothing could be extracted
+
+
 @alfred_app.command("import-scenes")
 def alfred_import_scenes(
     layouts: LayoutsOption,
