@@ -14,7 +14,7 @@ from rich.table import Table
 from homesim.cli.common import app, console
 
 # suite -> "module:function(request) -> TrainResult", imported only when used: the CLI starts without torch
-TRAINERS: dict[str, str] = {}
+TRAINERS: dict[str, str] = {"alfred": "homesim.learning.alfred_train:train_alfred"}
 FRAMES_FORMAT = "homesim-alfred-frames"
 
 
