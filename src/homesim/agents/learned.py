@@ -9,7 +9,10 @@ from pathlib import Path
 from homesim.agents.protocol import Agent
 
 # agent name in a checkpoint's `describe` -> "module:function(checkpoint: dict, seed: int) -> Agent"
-LEARNED: dict[str, str] = {}
+LEARNED: dict[str, str] = {
+    "seq2seq": "homesim.learning.alfred_agent:seq2seq_agent",
+    "seq2seq_pm": "homesim.learning.alfred_agent:seq2seq_agent",
+}
 
 
 def is_checkpoint_spec(spec: str) -> bool:

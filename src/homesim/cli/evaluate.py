@@ -84,9 +84,13 @@ def evaluate_command(
         console.print(f"[red]skipped[/] {error}")
     suite, splits, scenes = source.suite, source.splits, source.scenes
     try:
-        load_agent(agent, suite=suite)
+        trained = getattr(load_agent(agent, suite=suite), "ablation", None)  # a checkpoint's own ablation
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--agent") from e
+    if trained is not None and observation_filter not in ("none", trained):
+        message = f"{agent} was trained with ablation {trained}: give --ablation {trained} or leave it out"
+        raise typer.BadParameter(message, param_hint="--ablation")
+    observation_filter = trained or observation_filter  # recorded in run.json as the run's ablation
     if not any(splits.values()):
         console.print(f"[red]no episodes to evaluate[/] in {episodes}" + (f" (split {split})" if split else ""))
         raise typer.Exit(1)
