@@ -176,10 +176,9 @@ def rebalanced_bce(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     targets = targets.float()
     bce = F.binary_cross_entropy_with_logits(logits, targets, reduction="none").flatten(1)
     inside, outside = targets.flatten(1), 1 - targets.flatten(1)
-    per_mask = (bce * inside).sum(1) / inside.sum(1).clamp(min=1) + (bce * outside).sum(1) / outside.sum(1).clamp(
-        min=1
-    )
-    return per_mask.mean()
+    on_target = (bce * inside).sum(1) / inside.sum(1).clamp(min=1)
+    off_target = (bce * outside).sum(1) / outside.sum(1).clamp(min=1)
+    return (on_target + off_target).mean()
 
 
 def seq2seq_loss(model: Seq2Seq, batch: dict) -> dict[str, torch.Tensor]:
@@ -190,9 +189,9 @@ def seq2seq_loss(model: Seq2Seq, batch: dict) -> dict[str, torch.Tensor]:
     actions = batch["actions"]
     parts = {"action": F.cross_entropy(model.actor(features[steps]), actions[steps])}
     aimed = steps & torch.isin(actions, INTERACTIONS) & batch["masks"].flatten(2).any(-1)
-    parts["mask"] = rebalanced_bce(model.masks(features[aimed]), batch["masks"][aimed]) if aimed.any() else (
-        features.sum() * 0
-    )
+    # a batch without an interaction still gives a (zero) mask loss, so every log line has the same parts
+    masks = rebalanced_bce(model.masks(features[aimed]), batch["masks"][aimed]) if aimed.any() else None
+    parts["mask"] = masks if masks is not None else features.sum() * 0
     total = parts["action"] + parts["mask"]
     if model.progress is not None:
         predicted = torch.sigmoid(model.progress(features[steps]))
