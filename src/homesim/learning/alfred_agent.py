@@ -76,6 +76,9 @@ class Seq2SeqAgent:
 def seq2seq_agent(checkpoint: dict, seed: int = 0) -> Seq2SeqAgent:
     """The agent of a finished `homesim train --agent seq2seq|seq2seq_pm` checkpoint (greedy: the seed
     changes nothing)."""
+    # one step of one episode is too small to share between threads; on a loaded machine torch's threads
+    # spin against other processes (measured: 20x slower training at 2 threads than at 1 under load 20)
+    torch.set_num_threads(1)
     describe = checkpoint["describe"]
     model = Seq2Seq(Seq2SeqConfig.from_dict(describe["model"]))
     model.load_state_dict(checkpoint["model"])
