@@ -172,3 +172,18 @@ def test_commands_answer_bad_requests_in_one_line(frames, tmp_path):
 def test_actions_are_alfreds_thirteen(frames, tmp_path):
     train_alfred(request(frames, tmp_path / "m.pt", max_steps=1))
     assert model_of(tmp_path / "m.pt").actor.out_features == len(ACTIONS) == 13
+
+
+def test_dagger_labels_the_learners_own_states_with_the_expert_and_trains_on_them(frames, alfred_layouts, tmp_path):
+    out = tmp_path / "dagger.pt"
+    dagger = replace(request(frames, out, max_steps=1), dagger_rounds=1, layouts=alfred_layouts)
+    assert train_alfred(dagger).steps == 1
+    describe = load_checkpoint(out)["describe"]
+    labelled = tmp_path / "dagger.pt.dagger" / "round-1"
+    assert describe["dagger_round"] == 1 and describe["data"] == [str(frames), str(labelled)]
+    steps = np.concatenate([np.load(p / "steps.npy") for p in sorted(labelled.glob("shard-*"))])
+    meta = json.loads((labelled / "meta.json").read_text())
+    assert meta["complete"] and meta["trajectories"] == EPISODES and len(steps) == meta["steps"] > 0
+    assert (steps["subgoal"] == -1).all()  # no ALFRED sub-goal index off the demonstration: PM skips them
+    assert len(AlfredFrames(labelled, Vocab.build(["x"]))) == EPISODES  # one annotation per episode and round
+    assert train_alfred(dagger).steps == 1  # run again: every round is there already

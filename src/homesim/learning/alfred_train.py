@@ -1,19 +1,28 @@
 """`homesim train` for ALFRED: Seq2Seq and Seq2Seq+PM (`learning.seq2seq`) by imitation on a frames folder
-(`homesim alfred frames`), through the shared loop (`learning.loop.train`).
+(`homesim alfred frames`), through the shared loop (`learning.loop.train`), then `--dagger-rounds N` rounds
+of DAgger (`learning.alfred_dagger`).
 
 A batch is `batch_size` (trajectory, annotation) pairs drawn in the epoch's seeded order, so a run is the
 same for a seed and a resumed run skips the batches it trained on without reading their frames. The
 checkpoint's `describe` holds the model's settings, the ablation and the vocabulary: the agent
-(`learning.alfred_agent`) is rebuilt from the file alone.
+(`learning.alfred_agent`) is rebuilt from the file alone. With DAgger, each round's checkpoint and labelled
+steps go beside `--out` in `<out>.dagger/` (round-0.pt is plain imitation) and the last round's is `--out`;
+every piece is resumable, so the command run again after a kill carries on.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import torch
 from torch.nn.utils.rnn import pad_sequence
+from torch.utils.data import ConcatDataset
 
+from homesim.datasets.sources import read_episodes
+from homesim.learning.alfred_agent import seq2seq_agent
+from homesim.learning.alfred_dagger import collect_round
 from homesim.learning.alfred_data import AlfredFrames, collate, read_meta, trajectory_texts
-from homesim.learning.loop import TrainResult, train
+from homesim.learning.loop import TrainResult, load_checkpoint, train
 from homesim.learning.request import TrainRequest
 from homesim.learning.seq2seq import Seq2Seq, Seq2SeqConfig, language_ids, seq2seq_loss
 from homesim.learning.vocab import Vocab
@@ -34,19 +43,11 @@ def batch_of(items: list[dict], ablation: str) -> dict:
     return batch
 
 
-def train_alfred(request: TrainRequest) -> TrainResult:
-    if request.agent not in MODELS:
-        raise ValueError(f"--agent {request.agent!r}: ALFRED's learned agents are {', '.join(MODELS)}")
-    request.reject("alfred", "dagger_rounds", "episodes", "layouts", "workers")
-    meta = read_meta(request.data)
-    vocab = Vocab.build(trajectory_texts(request.data))
-    config = Seq2SeqConfig(
-        vocab_size=len(vocab),
-        size=tuple(meta["size"]),
-        progress_monitor=MODELS[request.agent],
-        ablation=request.ablation,
-    )
-    dataset = AlfredFrames(request.data, vocab)
+def _train(
+    request: TrainRequest, config: Seq2SeqConfig, vocab: Vocab, folders: list[Path], out: Path, start: Path | None
+) -> TrainResult:
+    """Trains on the frames `folders` into `out`, from the weights of checkpoint `start` (else the seed's)."""
+    dataset = ConcatDataset([AlfredFrames(folder, vocab) for folder in folders])
     size = request.config.batch_size
 
     def batches(epoch: int, generator: torch.Generator) -> list[list[int]]:
@@ -58,13 +59,45 @@ def train_alfred(request: TrainRequest) -> TrainResult:
 
     torch.manual_seed(request.config.seed)
     model = Seq2Seq(config)
+    if start is not None:
+        model.load_state_dict(load_checkpoint(start)["model"])
     describe = {
         "suite": "alfred",
         "agent": request.agent,
         "model": config.to_dict(),
         "vocab": vocab.to_dict(),
-        "data": str(request.data),
-        "trajectories": meta["trajectories"],
-        "steps": meta["steps"],
+        "data": [str(folder) for folder in folders],
+        "dagger_round": len(folders) - 1,
     }
-    return train(model, loss, batches, request.out, request.config, describe, label=f"alfred {request.agent}")
+    return train(model, loss, batches, out, request.config, describe, label=f"alfred {request.agent} {out.name}")
+
+
+def train_alfred(request: TrainRequest) -> TrainResult:
+    if request.agent not in MODELS:
+        raise ValueError(f"--agent {request.agent!r}: ALFRED's learned agents are {', '.join(MODELS)}")
+    request.reject("alfred", "workers", *(() if request.dagger_rounds else ("episodes", "layouts")))
+    meta = read_meta(request.data)
+    vocab = Vocab.build(trajectory_texts(request.data))
+    config = Seq2SeqConfig(
+        vocab_size=len(vocab),
+        size=tuple(meta["size"]),
+        progress_monitor=MODELS[request.agent],
+        ablation=request.ablation,
+    )
+    if not request.dagger_rounds:
+        return _train(request, config, vocab, [request.data], request.out, None)
+    side = Path(f"{request.out}.dagger")
+    folders, previous = [request.data], side / "round-0.pt"
+    result = _train(request, config, vocab, folders, previous, None)
+    # the learner acts in the episodes the demonstrations came from, unless --episodes names others
+    source, split, limit = (meta["source"], meta["split"], meta.get("limit")) if request.episodes is None else (
+        request.episodes, None, None
+    )
+    read = read_episodes(source, request.layouts, split, "alfred")
+    episodes = read.all()[:limit] if limit else read.all()
+    for k in range(1, request.dagger_rounds + 1):
+        agent = seq2seq_agent(load_checkpoint(previous))
+        folders.append(collect_round(agent, episodes, read.scenes, side / f"round-{k}", k))
+        out = request.out if k == request.dagger_rounds else side / f"round-{k}.pt"
+        result, previous = _train(request, config, vocab, folders, out, previous), out
+    return result

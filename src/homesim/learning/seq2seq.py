@@ -194,8 +194,11 @@ def seq2seq_loss(model: Seq2Seq, batch: dict) -> dict[str, torch.Tensor]:
     parts["mask"] = masks if masks is not None else features.sum() * 0
     total = parts["action"] + parts["mask"]
     if model.progress is not None:
-        predicted = torch.sigmoid(model.progress(features[steps]))
-        parts["progress"] = F.mse_loss(predicted[:, 0], batch["progress"][steps])
-        parts["subgoal_progress"] = F.mse_loss(predicted[:, 1], batch["subgoal_progress"][steps])
+        monitored = steps & (batch["subgoal"] >= 0)  # DAgger's learner states have no sub-goal index (-1)
+        predicted = torch.sigmoid(model.progress(features[monitored]))
+        parts["progress"] = F.mse_loss(predicted[:, 0], batch["progress"][monitored])
+        parts["subgoal_progress"] = F.mse_loss(predicted[:, 1], batch["subgoal_progress"][monitored])
+        if not monitored.any():  # a batch of learner states only
+            parts["progress"] = parts["subgoal_progress"] = features.sum() * 0
         total = total + AUXILIARY_WEIGHT * (parts["progress"] + parts["subgoal_progress"])
     return {"loss": total} | parts
