@@ -1,4 +1,5 @@
-"""Agents by name (each suite's `random`, `expert`, ...) or by import path (`my_package.my_module:MyAgent`)."""
+"""Agents by name (each suite's `random`, `expert`, ...), by checkpoint file (`model.pt`) or by import path
+(`my_package.my_module:MyAgent`)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import importlib
 
 from homesim.agents.expert_agent import ExpertAgent
 from homesim.agents.frontier_agent import FrontierAgent
+from homesim.agents.learned import is_checkpoint_spec, load_learned
 from homesim.agents.objectnav_agents import ObjectNavExpertAgent, ObjectNavRandomAgent
 from homesim.agents.protocol import Agent
 from homesim.agents.random_agent import RandomAgent
@@ -19,10 +21,13 @@ AGENTS: dict[str, dict[str, type]] = {  # suite -> name -> class
 
 
 def load_agent(spec: str, seed: int = 0, suite: str = "alfred") -> Agent:
-    """Builds an agent from one of the suite's names or `module:Class`; the class is called with `seed=`."""
+    """Builds an agent from one of the suite's names, a `homesim train` checkpoint (`*.pt`) or `module:Class`;
+    the class is called with `seed=`."""
     named = AGENTS.get(suite, {})
     if spec in named:
         return named[spec](seed=seed)
+    if is_checkpoint_spec(spec):
+        return load_learned(spec, seed, suite)
     module_name, _, class_name = spec.partition(":")
     if not class_name:
         raise ValueError(f"unknown agent {spec!r}: use one of {', '.join(named)} or module.path:ClassName")

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from homesim.datasets.alfred import AlfredEpisode
 from homesim.parallel import Failed, Workers, run_chunks
 from homesim.planning.expert import Unrecoverable, plan
-from homesim.scenes.procedural import ROOM_PLANS, ROOM_TYPES, fill_room, generate_room
+from homesim.scenes.procedural import ROOM_TYPES, fill_room, generate_room
+from homesim.scenes.room_plans import ROOM_PLANS
 from homesim.tasks.alfred import AlfredGoal, goal_satisfied
 from homesim.tasks.alfred_sampling import BalancedSampler, feasible_goals
 from homesim.world.catalog import Catalog, alfred_catalog

@@ -22,8 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from homesim.render.meshes import BOX, CLASS_SHAPES, SHELLS
-from homesim.scenes.alfred import DOOR_AT_POSITION
-from homesim.world.catalog import Catalog
+from homesim.world.catalog import DOOR_AT_POSITION, Catalog
 from homesim.world.scene import Box, FixedObject, Scene, front_of, standing_points
 
 STANDING_CLEARANCE = 0.1  # metres kept free of fixed boxes around each place the agent can stand

@@ -25,13 +25,12 @@ from pathlib import Path
 import numpy as np
 
 from homesim.errors import DataError
-from homesim.world.catalog import Catalog, alfred_catalog
+from homesim.world.catalog import DOOR_AT_POSITION, Catalog, alfred_catalog
 from homesim.world.scene import Box, FixedObject, Pose, Scene, front_of, standing_points, to_cell
 
 Position = tuple[float, float, float]
 
 CAMERA_ABOVE_AGENT = 0.675  # AI2-THOR's camera sits this far above the agent's reported y
-DOOR_AT_POSITION = frozenset({"Cabinet"})  # classes whose AI2-THOR position is on their door
 MIN_DEPTH = 0.1  # metres: a cabinet cut back to its door keeps at least this much
 # Furniture standing on the floor, things rest on its top. Its AI2-THOR position is at its foot in most
 # floor plans, but near its top in some: in train and valid_seen, what the planner picks up from a piece

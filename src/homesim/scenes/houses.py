@@ -21,21 +21,16 @@ from dataclasses import dataclass, replace
 
 from homesim.scenes.alfred import object_id
 from homesim.scenes.procedural import (
-    ROOM_PLANS,
-    SHELVES,
-    SIDE_TABLE,
     START_HORIZON,
     YAWS,
-    Part,
     PlacedUnit,
-    RoomPlan,
-    Unit,
     fill_room,
     furnish,
     largest_component,
     pick_classes,
     with_use_poses,
 )
+from homesim.scenes.room_plans import ROOM_PLANS, SHELVES, SIDE_TABLE, Part, RoomPlan, Unit
 from homesim.world.catalog import Catalog, alfred_catalog
 from homesim.world.scene import GRID_SIZE, Box, FixedObject, Pose, RoomArea, Scene
 from homesim.world.state import AgentState, ObjectState, State

@@ -13,6 +13,8 @@ from importlib import resources
 
 COOLS, HEATS, CLEANS = "cools contents when closed", "heats contents when on", "cleans the nearest basin when on"
 EFFECTS = (COOLS, HEATS, CLEANS)
+# classes whose AI2-THOR position is on their door, not their centre (a cabinet's box lies behind it)
+DOOR_AT_POSITION = frozenset({"Cabinet"})
 
 
 @dataclass(frozen=True)

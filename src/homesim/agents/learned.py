@@ -1,0 +1,32 @@
+"""Agents rebuilt from `homesim train` checkpoints: the checkpoint says which suite and model it holds, and
+that model's builder (imported only when used, so nothing else needs torch) makes the agent."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from homesim.agents.protocol import Agent
+
+# agent name in a checkpoint's `describe` -> "module:function(checkpoint: dict, seed: int) -> Agent"
+LEARNED: dict[str, str] = {}
+
+
+def is_checkpoint_spec(spec: str) -> bool:
+    return spec.endswith(".pt")
+
+
+def load_learned(path: str | Path, seed: int = 0, suite: str = "alfred") -> Agent:
+    from homesim.learning.loop import load_checkpoint
+
+    checkpoint = load_checkpoint(path)
+    describe = checkpoint["describe"]
+    if describe.get("suite") != suite:
+        raise ValueError(f"{path}: a {describe.get('suite')} checkpoint cannot play {suite}")
+    if not checkpoint["finished"]:
+        raise ValueError(f"{path}: training has not finished (step {checkpoint['step']}): run homesim train again")
+    name = describe.get("agent")
+    if name not in LEARNED:
+        raise ValueError(f"{path}: no builder for a {name!r} checkpoint; known: {', '.join(LEARNED) or 'none'}")
+    module, _, function = LEARNED[name].partition(":")
+    return getattr(importlib.import_module(module), function)(checkpoint, seed)

@@ -1,0 +1,30 @@
+"""What `homesim train` asks of a suite's trainer: every option of the command, whichever suite reads it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from homesim.learning.loop import TrainConfig
+
+
+@dataclass(frozen=True)
+class TrainRequest:
+    agent: str
+    data: Path
+    out: Path
+    config: TrainConfig
+    ablation: str = "none"
+    dagger_rounds: int = 0
+    episodes: Path | None = None  # DAgger: the episodes the learner acts in (default: those of the data)
+    layouts: Path | None = None
+    workers: int = 1
+
+    def reject(self, suite: str, *unused: str) -> None:
+        """One ValueError naming the first of the options `unused` (field names) that was given a value,
+        since `suite`'s trainer for this agent has no use for it."""
+        defaults = {"ablation": "none", "dagger_rounds": 0, "episodes": None, "layouts": None, "workers": 1}
+        for name in unused:
+            if getattr(self, name) != defaults[name]:
+                option = "--" + name.replace("_", "-")
+                raise ValueError(f"{option}: {suite}'s {self.agent} training has no use for it")
