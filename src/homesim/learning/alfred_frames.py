@@ -36,7 +36,6 @@ from homesim.world.scene import Scene
 FORMAT, VERSION = "homesim-alfred-frames", 1
 SHARD_SIZE = 64  # trajectories per shard
 STEP_DTYPE = np.dtype([("action", "i1"), ("subgoal", "<i2"), ("target_class", "<i2")])
-SHARD_FILES = ("frames.npy", "masks.npy", "classes.npy", "steps.npy", "trajectories.jsonl", "skipped.jsonl")
 
 
 def class_names() -> list[str]:
