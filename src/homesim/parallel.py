@@ -16,6 +16,7 @@ stopped at the end) with `workers` CPUs.
 
 from __future__ import annotations
 
+import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -61,13 +62,16 @@ def _call(work: Callable, chunk: object) -> object:
 
 
 def run_chunks(
-    setup: Callable, shared: tuple, work: Callable, chunks: Sequence, workers: Workers
+    setup: Callable, shared: tuple, work: Callable, chunks: Sequence, workers: Workers, start: str | None = None
 ) -> Iterator[tuple[int, object]]:
-    """(index, work's result or a `Failed`) for every chunk, in the order they finish."""
+    """(index, work's result or a `Failed`) for every chunk, in the order they finish. `start`: how local
+    workers start (multiprocessing's "fork", "spawn", ...; default the platform's): work that renders
+    needs "spawn", since an OpenGL context the caller made does not survive a fork."""
     if workers.backend == "ray":
         yield from _on_ray(setup, shared, work, chunks, workers)
         return
-    with ProcessPoolExecutor(workers.count, initializer=_start, initargs=(setup, shared)) as pool:
+    context = multiprocessing.get_context(start)
+    with ProcessPoolExecutor(workers.count, context, initializer=_start, initargs=(setup, shared)) as pool:
         futures = {pool.submit(_call, work, chunk): i for i, chunk in enumerate(chunks)}
         for future in as_completed(futures):
             yield futures[future], future.result()

@@ -6,7 +6,7 @@ the RGB frame, the per-pixel object class, the ground-truth mask of the action's
 (packed bits), and the action, ALFRED's sub-goal index (high_idx) and the target's class. Every trajectory
 ends with a Stop step on its final frame. Episodes whose replay fails an action are skipped and listed.
 
-Trajectories go in chunks of CHUNK; each chunk is one shard folder, written under a temporary name by the
+Trajectories go in chunks of SHARD_SIZE; each chunk is one shard folder, written under a temporary name by the
 worker that renders it and renamed when complete. A killed run resumes by skipping complete shards, and a
 shard's bytes depend only on its episodes, so the folder is the same whatever the workers and however often
 the run was interrupted. (On Ray the workers write the shards: `out` must be on a file system they share.)
@@ -34,9 +34,8 @@ from homesim.world.dynamics import step
 from homesim.world.scene import Scene
 
 FORMAT, VERSION = "homesim-alfred-frames", 1
-CHUNK = 64  # trajectories per shard
+SHARD_SIZE = 64  # trajectories per shard
 STEP_DTYPE = np.dtype([("action", "i1"), ("subgoal", "<i2"), ("target_class", "<i2")])
-SHARD_FILES = ("frames.npy", "masks.npy", "classes.npy", "steps.npy", "trajectories.jsonl", "skipped.jsonl")
 
 
 def class_names() -> list[str]:
@@ -199,16 +198,11 @@ def _write_json(path: Path, value: dict) -> None:
     os.replace(tmp, path)
 
 
-def _meta(
-    source: str, split: str | None, size: int, limit: int | None, trajectories: int, steps: int, complete: bool
-) -> dict:
+def _meta(settings: dict, trajectories: int, steps: int, complete: bool) -> dict:
     return {
         "format": FORMAT,
         "version": VERSION,
-        "size": [size, size],
-        "source": source,
-        "split": split,
-        "limit": limit,
+        **settings,
         "actions": list(ACTIONS),
         "classes": class_names(),
         "trajectories": trajectories,
@@ -226,7 +220,7 @@ def _check_resumable(out: Path, meta: dict) -> None:
         old = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as e:
         raise DataError(str(path), "(file)", f"unreadable ({e}): remove the folder or choose another --out") from e
-    keys = ("format", "version", "size", "source", "split", "limit", "actions", "classes")
+    keys = ("format", "version", "size", "source", "split", "limit", "shard_size", "actions", "classes")
     changed = [k for k in keys if old.get(k) != meta[k]]
     if changed:
         raise DataError(
@@ -243,28 +237,33 @@ def extract_frames(
     limit: int | None = None,
     workers: int | Workers = 1,
     progress: Callable[[Iterable, int], Iterable] = lambda items, total: items,
+    shard_size: int = SHARD_SIZE,
 ) -> FramesSummary:
     """Writes (or completes) the frames folder `out` from the episodes at `source` (anything
     `read_episodes` reads: ALFRED trajectories with `layouts`, or a homesim dataset folder)."""
     workers = workers if isinstance(workers, Workers) else Workers(workers)
-    if size < 1:
-        raise ValueError(f"size={size}: at least 1 pixel")
+    if size < 1 or shard_size < 1:
+        raise ValueError(f"size={size}, shard_size={shard_size}: each at least 1")
+    out = Path(out)
+    settings = {"size": [size, size], "source": str(source), "split": split, "limit": limit, "shard_size": shard_size}
+    meta = _meta(settings, 0, 0, False)
+    _check_resumable(out, meta)
     read = read_episodes(source, layouts, split, "alfred")
     episodes = read.all()[:limit] if limit is not None else read.all()
-    out = Path(out)
-    meta = _meta(str(source), split, size, limit, 0, 0, False)
-    _check_resumable(out, meta)
     out.mkdir(parents=True, exist_ok=True)
     _write_json(out / "meta.json", meta)
 
-    chunks = [(out / shard_name(i // CHUNK), episodes[i : i + CHUNK]) for i in range(0, len(episodes), CHUNK)]
+    chunks = [
+        (out / shard_name(i // shard_size), episodes[i : i + shard_size]) for i in range(0, len(episodes), shard_size)
+    ]
     summaries: dict[int, ShardSummary] = {i: read_shard_summary(f) for i, (f, _) in enumerate(chunks) if f.is_dir()}
     resumed = len(summaries)
     todo = [i for i in range(len(chunks)) if i not in summaries]
     if workers.count <= 1 and workers.backend == "local":
         results: Iterable = _in_this_process(read.scenes, size, chunks, todo)
     else:
-        results = run_chunks(_setup, (read.scenes, size), _extract_chunk, [chunks[i] for i in todo], workers)
+        work = [chunks[i] for i in todo]
+        results = run_chunks(_setup, (read.scenes, size), _extract_chunk, work, workers, start="spawn")
         results = ((todo[k], r) for k, r in results)
     for i, result in progress(results, len(todo)):
         if isinstance(result, Failed):
@@ -274,7 +273,7 @@ def extract_frames(
     skipped = [{"id": e.where, "reason": str(e)} for e in read.skipped] + [s for o in ordered for s in o.skipped]
     (out / "skipped.jsonl").write_text("".join(json.dumps(s) + "\n" for s in skipped))
     trajectories, steps = sum(o.trajectories for o in ordered), sum(o.steps for o in ordered)
-    _write_json(out / "meta.json", _meta(str(source), split, size, limit, trajectories, steps, True))
+    _write_json(out / "meta.json", _meta(settings, trajectories, steps, True))
     stale = {p for p in out.glob("shard-*") if p.name not in {f.name for f, _ in chunks}}
     for path in stale:  # partial shards of a killed run (.tmp)
         shutil.rmtree(path)
