@@ -94,7 +94,8 @@ def collect_round(
     size = agent.model.config.size[0]
     write_shard(tmp / shard_name(0), trajectories, [], size)
     steps = sum(t.line["length"] for t in trajectories)
-    meta = _meta(f"dagger round {round_}", None, size, None, len(trajectories), steps, True)
+    settings = {"size": [size, size], "source": f"dagger round {round_}", "split": None, "limit": None}
+    meta = _meta(settings | {"shard_size": max(len(trajectories), 1)}, len(trajectories), steps, True)
     (tmp / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
     os.replace(tmp, out)
     return out
