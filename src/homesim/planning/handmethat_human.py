@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 from homesim.planning.expert import Unrecoverable
 from homesim.planning.handmethat_expert import _Planner
-from homesim.tasks.handmethat_formula import Formula, compile_formula, holds, parse
+from homesim.tasks.handmethat_formula import Formula, compile_formula, guard, holds, parse
 from homesim.world.handmethat import HmtAction, HmtState, step
 
 Literal = tuple[bool, str, tuple[str, ...]]  # (wanted true?, predicate, things)
@@ -109,32 +109,12 @@ def _dynamic(f: Formula) -> bool:
 
 
 def _bindings(f: Formula, state: HmtState):
-    """The things a quantifier's variable can take that can matter: those of the type (or subclass) its
-    body requires (`exists`: `(and (type-T ?v) ...)`; `forall`: `(or (not (type-T ?v)) ...)`), else
-    every thing."""
+    """The things a quantifier's variable can take that can matter: those of the type or subclass its
+    body requires (`handmethat_formula.guard`), else every thing."""
     if len(f.variables) != 1:
         raise Unrecoverable(f"the human's planner binds one variable at a time: {f}")
-    guard = _guard(f.parts[0], f.variables[0], f.op == "forall")
-    if guard is None:
-        names = list(state.things)
-    else:
-        key, wanted = guard
-        names = [n for n, t in state.things.items() if getattr(t.category, key) == wanted]
-    return ((n,) for n in names)
-
-
-def _guard(body: Formula, variable: str, forall: bool) -> tuple[str, str] | None:
-    """("type", T) or ("subclass", S) when the body requires the variable to be of it."""
-    if body.op != ("or" if forall else "and"):
-        return None
-    for part in body.parts:
-        atom = (part.parts[0] if part.op == "not" else None) if forall else part
-        if atom is None or atom.args != (variable,):
-            continue
-        for key in ("type", "subclass"):
-            if atom.op.startswith(key + "-"):
-                return key, atom.op[len(key) + 1:]
-    return None
+    kind = guard(f)
+    return ((n,) for n in (state.of_kind(*kind) if kind else state.things))
 
 
 def _reach(planner: _Planner, literal: Literal) -> None:
