@@ -54,7 +54,7 @@ def _needs(f: Formula, state: HmtState, env: dict[str, str], claims: Claims) -> 
             if need is None:
                 return None
             out += need
-        return out
+        return list(dict.fromkeys(out))  # a literal several parts need counts once
     if f.op == "or":
         return _cheapest(((part, env) for part in f.parts), state, claims)
     if f.op in ("exists", "forall"):
@@ -67,7 +67,7 @@ def _needs(f: Formula, state: HmtState, env: dict[str, str], claims: Claims) -> 
             if need is None:
                 return None
             out += need
-        return out
+        return list(dict.fromkeys(out))
     positive = f.op != "not"
     atom = f if positive else f.parts[0]
     if atom.op in ("and", "or", "exists", "forall", "not"):
@@ -155,7 +155,7 @@ def human_plan(goal: str, state: HmtState) -> list[HmtAction]:
             raise Unrecoverable("fixed facts of the scene make the goal false")
         if not need:
             return planner.actions
-        for literal in sorted(dict.fromkeys(need), key=_stage):
+        for literal in sorted(need, key=_stage):
             _reach(planner, literal)
         if holds(formula, planner.state):
             return planner.actions
