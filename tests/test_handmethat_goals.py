@@ -124,3 +124,17 @@ def test_literals_no_recipe_reaches_are_unrecoverable():
     sliced = replay(state, human_plan("(forall (?x - phyobj) (or (not (type-apple ?x)) (sliced ?x)))", state))
     with pytest.raises(Unrecoverable, match="no recipe"):
         human_plan("(forall (?x - phyobj) (or (not (type-apple ?x)) (not (sliced ?x))))", sliced)
+
+
+def test_a_literal_many_parts_need_counts_once_when_witnesses_are_compared():
+    objects = small_object_dict()
+    objects["box#0"]["states"]["open"] = True
+    objects["pad#1"] = thing("pad", {"dusty": False}, inside="box#0")
+    objects["box#1"] = thing("box", {"open": False, "dusty": False}, ontop="sofa")
+    state = state_from_object_dict("goals", "objects", objects)
+    goal = BOX.format("(forall (?x - phyobj) (or (not (type-pad ?x)) (and (inside ?x ?y) (not (open ?y)))))")
+    # box#0 needs pad#0 and closing (2), box#1 both pads (2): the first in file order, not the one that
+    # would win if closing box#0 counted once per pad
+    need = sorted(requirements(parse(goal), state))
+    assert need == [(False, "open", ("box#0",)), (True, "inside", ("pad#0", "box#0"))]
+    reached(goal, state)
