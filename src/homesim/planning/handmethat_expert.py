@@ -204,21 +204,7 @@ class _Planner:
         if not (t.category.dirtiable if verb == "clean" else t.category.can(ability)):
             raise Unrecoverable(f"{obj} is not {ability}")
         if verb in ("open", "toggle"):
-            if t.category.movable and (self.state.location_of(obj) is None or t.parent != self.state.top(obj)):
-                self.obtain(obj)  # in a hand or in something: set it down at a location first
-                self.put_down()
-            loc = self.state.location_of(obj)
-            self.go(loc)
-            if verb == "open":
-                if t.category.movable and self.state[obj].relation == INSIDE:
-                    self.open_up(loc, loc)
-                self.open_up(obj, loc)
-            elif obj == loc:
-                self.toggle_on(loc)
-            elif not self.state[obj].is_("toggled"):
-                if self.state[obj].relation == INSIDE:
-                    self.open_up(loc, loc)
-                self.do("toggle-on-movable-at-location", obj, loc)
+            self.switch(obj, CHANGE_VERBS[verb], True)
             return
         if verb == "clean":
             self.clean(obj)
@@ -243,6 +229,28 @@ class _Planner:
             self.go(WORKBENCH)
             self.do("slice-obj", obj, self.me.held[0], WORKBENCH)
         assert CHANGE_VERBS[verb] is None or self.state[obj].is_(CHANGE_VERBS[verb])
+
+    def switch(self, obj: str, state: str, on: bool) -> None:
+        """Open or close (`state` "open"), turn on or off ("toggled") a location or a thing; a thing held
+        or in something is set down at a location first (their actions reach only what is there)."""
+        t = self.state[obj]
+        if t.is_(state) == on:
+            return
+        if t.category.movable and (self.state.location_of(obj) is None or t.parent != self.state.top(obj)):
+            self.obtain(obj)
+            self.put_down()
+        loc = self.state.location_of(obj)
+        self.go(loc)
+        if state == "open":
+            verb = "open" if on else "close"
+        else:
+            verb = "toggle-on" if on else "toggle-off"
+        if obj == loc:
+            self.do(f"{verb}-location", loc)
+            return
+        if self.state[obj].relation == INSIDE:
+            self.open_up(loc, loc)
+        self.do(f"{verb}-{'receptacle' if state == 'open' else 'movable'}-at-location", obj, loc)
 
     def soak(self, obj: str) -> None:
         self.bring(obj, SINK)

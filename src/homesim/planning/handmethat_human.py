@@ -2,13 +2,16 @@
 
 Their generator plans the human with greedy best-first search and an FF-style heuristic. Here the goal
 formula is first grounded into the literals it needs (`requirements`: a witness for each `exists`, the
-one needing fewest changes, the first in file order among equals; every instance of a `forall`), and each
-literal is reached with the expert's recipes run for the human (`handmethat_expert._Planner` with agent
-"human": fetch, open what is closed, put in or on, slice, soak, clean). State changes come before
-placements, so cleaning or soaking a thing does not take it out of where the goal wants it; the goal is
+one needing fewest changes, the first in file order among equals, never a thing the grounding already
+keeps or puts elsewhere; every instance of a `forall`), and each literal is reached with the expert's
+recipes run for the human (`handmethat_expert._Planner` with agent "human": fetch, open or close, turn on
+or off, put in or on, slice, soak, heat, cool, clean). State changes come before placements, so cleaning
+or soaking a thing does not take it out of where the goal wants it, and closing comes last; the goal is
 checked at the end and the grounding redone (a few rounds) if a later step undid an earlier one. Every
-action is stepped in the engine, so the plan is valid; goals whose literals no recipe reaches (`open`,
-`toggled`, the robot's hands) are reported as `Unrecoverable` and the generator samples another goal.
+action is stepped in the engine, so the plan is valid; goals whose literals no recipe reaches (a thing
+made not sliced, not cooked, ...; the robot's hands) or whose scene lacks what they need (a tool that
+cleans a bathtub, a candle for each chair) are reported as `Unrecoverable` and the generator samples
+another goal.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 from homesim.planning.expert import Unrecoverable
 from homesim.planning.handmethat_expert import _Planner
-from homesim.tasks.handmethat_formula import Formula, compile_formula, holds, parse
+from homesim.tasks.handmethat_formula import Formula, compile_formula, guard, holds, parse
 from homesim.world.handmethat import HmtAction, HmtState, step
 
 Literal = tuple[bool, str, tuple[str, ...]]  # (wanted true?, predicate, things)
@@ -28,50 +31,75 @@ DYNAMIC = frozenset(
     ("inside", "ontop", "open", "toggled", "cooked", "frozen", "sliced", "soaked", "dusty", "stained")
 )
 RELATIONS = ("inside", "ontop")
+Claims = dict[str, tuple[str, str]]
+SWITCHES = ("open", "toggled")  # reached both ways (open or close, on or off)
+CHANGES = {"sliced": "slice", "soaked": "soak", "cooked": "heat", "frozen": "cool"}  # reached only when wanted true
 ROUNDS = 3  # groundings tried before a goal counts as out of the recipes' reach
 
 
 def requirements(f: Formula, state: HmtState, env: dict[str, str] | None = None) -> list[Literal] | None:
-    """The unmet ground literals that would make `f` true, or None when fixed facts make it false."""
-    env = env or {}
+    """The unmet ground literals that would make `f` true, or None when fixed facts make it false (or
+    no grounding keeps each thing in one place)."""
+    return _needs(f, state, env or {}, {})
+
+
+def _needs(f: Formula, state: HmtState, env: dict[str, str], claims: Claims) -> list[Literal] | None:
+    """`requirements`, with `claims` (thing -> the relation and parent the grounding so far keeps it in or
+    puts it in) updated by the choices made: an `exists` witness or `or` branch whose things are claimed
+    elsewhere is not taken, so a `forall`'s instances (every basket gets a candle) take distinct things."""
     if f.op == "and":
         out: list[Literal] = []
         for part in sorted(f.parts, key=lambda p: _dynamic(p)):  # fixed facts first: they fail fast
-            need = requirements(part, state, env)
+            need = _needs(part, state, env, claims)
             if need is None:
                 return None
             out += need
-        return out
+        return list(dict.fromkeys(out))  # a literal several parts need counts once
     if f.op == "or":
-        best = None
-        for part in f.parts:
-            need = requirements(part, state, env)
-            if need == []:
-                return []
-            if need is not None and (best is None or len(need) < len(best)):
-                best = need
-        return best
+        return _cheapest(((part, env) for part in f.parts), state, claims)
     if f.op in ("exists", "forall"):
-        needs = (requirements(f.parts[0], state, env | dict(zip(f.variables, b))) for b in _bindings(f, state))
-        if f.op == "forall":
-            out = []
-            for need in needs:
-                if need is None:
-                    return None
-                out += need
-            return out
-        found = [n for n in needs if n is not None]
-        return min(found, key=len) if found else None
+        bindings = (env | dict(zip(f.variables, b)) for b in _bindings(f, state))
+        if f.op == "exists":
+            return _cheapest(((f.parts[0], e) for e in bindings), state, claims)
+        out = []
+        for e in bindings:
+            need = _needs(f.parts[0], state, e, claims)
+            if need is None:
+                return None
+            out += need
+        return list(dict.fromkeys(out))
     positive = f.op != "not"
     atom = f if positive else f.parts[0]
     if atom.op in ("and", "or", "exists", "forall", "not"):
         raise Unrecoverable(f"a negated compound formula is beyond the human's planner: {f}")
     true = compile_formula(atom)(state, env)
+    args = tuple(env.get(a, a) for a in atom.args)
+    if positive and atom.op in RELATIONS:
+        claim = claims.get(args[0])
+        if claim is not None and claim != (atom.op, args[1]):
+            return None
+        claims[args[0]] = (atom.op, args[1])
+        return [] if true else [(True, atom.op, args)]
     if true == positive:
         return []
     if atom.op not in DYNAMIC:
         return None
-    return [(positive, atom.op, tuple(env.get(a, a) for a in atom.args))]
+    return [(positive, atom.op, args)]
+
+
+def _cheapest(options, state: HmtState, claims: Claims) -> list[Literal] | None:
+    """The option (formula, variables) needing fewest changes, the first among equals; its claims kept."""
+    best, kept = None, None
+    for part, env in options:
+        trial = dict(claims)
+        need = _needs(part, state, env, trial)
+        if need is not None and (best is None or len(need) < len(best)):
+            best, kept = need, trial
+            if not need:
+                break
+    if kept is not None:
+        claims.update(kept)
+    return best
 
 
 def _dynamic(f: Formula) -> bool:
@@ -81,23 +109,12 @@ def _dynamic(f: Formula) -> bool:
 
 
 def _bindings(f: Formula, state: HmtState):
-    """The things a quantifier's variable can take that can matter: those of the type its body requires
-    (`exists`: `(and (type-T ?v) ...)`; `forall`: `(or (not (type-T ?v)) ...)`), else every thing."""
+    """The things a quantifier's variable can take that can matter: those of the type or subclass its
+    body requires (`handmethat_formula.guard`), else every thing."""
     if len(f.variables) != 1:
         raise Unrecoverable(f"the human's planner binds one variable at a time: {f}")
-    wanted = _guard_type(f.parts[0], f.variables[0], f.op == "forall")
-    names = state.things if wanted is None else [n for n, t in state.things.items() if t.type == wanted]
-    return ((n,) for n in names)
-
-
-def _guard_type(body: Formula, variable: str, forall: bool) -> str | None:
-    if body.op != ("or" if forall else "and"):
-        return None
-    for part in body.parts:
-        atom = (part.parts[0] if part.op == "not" else None) if forall else part
-        if atom is not None and atom.op.startswith("type-") and atom.args == (variable,):
-            return atom.op[len("type-"):]
-    return None
+    kind = guard(f)
+    return ((n,) for n in (state.of_kind(*kind) if kind else state.things))
 
 
 def _reach(planner: _Planner, literal: Literal) -> None:
@@ -110,10 +127,22 @@ def _reach(planner: _Planner, literal: Literal) -> None:
         planner.place(obj, target)
     elif predicate in ("dusty", "stained") and not positive:
         planner.clean(args[0])
-    elif predicate in ("sliced", "soaked") and positive:
-        planner.change(args[0], "slice" if predicate == "sliced" else "soak")
+    elif predicate in SWITCHES:
+        planner.switch(args[0], predicate, positive)
+    elif predicate in CHANGES and positive:
+        planner.change(args[0], CHANGES[predicate])
     else:
         raise Unrecoverable(f"no recipe makes ({'' if positive else 'not '}{predicate} {' '.join(args)})")
+
+
+def _stage(literal: Literal) -> int:
+    """When a literal is reached: state changes first (so cleaning, soaking or slicing a thing does not
+    take it out of where the goal wants it), then placements, then closing (a container closed before
+    it is filled would be opened again)."""
+    positive, predicate, _ = literal
+    if predicate == "open" and not positive:
+        return 2
+    return 1 if predicate in RELATIONS else 0
 
 
 def human_plan(goal: str, state: HmtState) -> list[HmtAction]:
@@ -126,7 +155,7 @@ def human_plan(goal: str, state: HmtState) -> list[HmtAction]:
             raise Unrecoverable("fixed facts of the scene make the goal false")
         if not need:
             return planner.actions
-        for literal in sorted(need, key=lambda lit: lit[1] in RELATIONS):  # changes first, placing last
+        for literal in sorted(need, key=_stage):
             _reach(planner, literal)
         if holds(formula, planner.state):
             return planner.actions

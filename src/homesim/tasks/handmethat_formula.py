@@ -12,7 +12,8 @@ e.g. `(exists (?y - phyobj) (and (type-box ?y) (forall (?x - phyobj) (or (not (t
 
 `parse` reads the text into a tree (an error names the problem); `compile_formula` turns a tree into a
 function of a state, and `holds(text, state)` does both. Quantified variables range over the things of
-the state (locations included), in file order, and `and` / `or` stop at the first decisive part.
+the state (locations included), in file order, or only over those of the type or subclass the body
+requires (`guard`), and `and` / `or` stop at the first decisive part.
 """
 
 from __future__ import annotations
@@ -131,16 +132,35 @@ def compile_formula(f: Formula) -> Test:
         inner = compile_formula(f.parts[0])
         return lambda s, env: not inner(s, env)
     if f.op in ("exists", "forall"):
-        return _quantifier(f.op, f.variables, compile_formula(f.parts[0]))
+        kind = guard(f) if len(f.variables) == 1 else None
+        return _quantifier(f.op, f.variables, compile_formula(f.parts[0]), kind)
     return _atom(f.op, f.args)
 
 
-def _quantifier(op: str, variables: tuple[str, ...], body: Test) -> Test:
+def guard(f: Formula) -> tuple[str, str] | None:
+    """For a quantifier over one variable whose body requires it to be of a type or subclass (`exists`:
+    `(and (type-T ?v) ...)`; `forall`: `(or (not (type-T ?v)) ...)`), ("type", T) or ("subclass", S):
+    only those things can matter."""
+    body, variable = f.parts[0], f.variables[0]
+    forall = f.op == "forall"
+    if body.op != ("or" if forall else "and"):
+        return None
+    for part in body.parts:
+        atom = (part.parts[0] if part.op == "not" else None) if forall else part
+        if atom is None or atom.args != (variable,):
+            continue
+        for key in ("type", "subclass"):
+            if atom.op.startswith(key + "-"):
+                return key, atom.op[len(key) + 1 :].lower()
+    return None
+
+
+def _quantifier(op: str, variables: tuple[str, ...], body: Test, kind: tuple[str, str] | None) -> Test:
     def bindings(s: HmtState, env: Env, k: int):
         if k == len(variables):
             yield env
             return
-        for name in s.things:
+        for name in s.of_kind(*kind) if kind else s.things:
             yield from bindings(s, {**env, variables[k]: name}, k + 1)
 
     if op == "exists":

@@ -2,8 +2,9 @@
 data (`tasks/data/handmethat_goals.json`), each a formula of the goal language with blanks for categories.
 
 A blank `{subclass}` is filled with `type-T` for a type T of that subclass present in the scene (`{x_1}`
-and `{x_2}` get distinct types). A goal is one template name's formulas, filled and joined with `and`, as
-their `_goal`; each formula is one of its subgoals (`_subgoal`).
+and `{x_2}` get distinct types), the same T wherever the blank recurs in one goal, as their generator
+fills `[subclass]*`. A goal is one template name's formulas, filled and joined with `and`, as their
+`_goal`; each formula is one of its subgoals (`_subgoal`).
 """
 
 from __future__ import annotations
@@ -43,15 +44,18 @@ def goal_templates() -> dict[str, tuple[str, ...]]:
     return {name: tuple(formulas) for name, formulas in out.items()}
 
 
-def fill(formula: str, state: HmtState, rng: random.Random) -> str | None:
-    """The formula with each blank filled by a type present in the scene; None when a blank has none."""
+def fill(formula: str, state: HmtState, rng: random.Random, chosen: dict[str, str] | None = None) -> str | None:
+    """The formula with each blank filled by a type present in the scene; None when a blank has none.
+    `chosen` (blank -> type) carries the choices over to the goal's other formulas."""
     present: dict[str, list[str]] = {}
     for t in state.things.values():
         types = present.setdefault(t.category.subclass, [])
         if t.type not in types:
             types.append(t.type)
-    chosen: dict[str, str] = {}
+    chosen = {} if chosen is None else chosen
     for blank, subclass, _ in dict.fromkeys((m.group(0), m.group(1), m.group(2)) for m in _BLANK.finditer(formula)):
+        if blank in chosen:
+            continue
         taken = {v for k, v in chosen.items() if k.startswith("{" + subclass)}
         options = [t for t in present.get(subclass, ()) if t not in taken]
         if not options:
@@ -65,7 +69,8 @@ def sample_goal(state: HmtState, rng: random.Random) -> Goal | None:
     templates = goal_templates()
     index = rng.randrange(len(templates))
     name = list(templates)[index]
-    subgoals = [fill(f, state, rng) for f in templates[name]]
+    chosen: dict[str, str] = {}
+    subgoals = [fill(f, state, rng, chosen) for f in templates[name]]
     if any(s is None for s in subgoals):
         return None
     return Goal(index, name, tuple(subgoals))

@@ -114,6 +114,15 @@ class HmtState:
             object.__setattr__(self, "_index", {k: tuple(v) for k, v in index.items()})
         return self._index
 
+    def of_kind(self, key: str, value: str) -> tuple[str, ...]:
+        """The things whose category's `key` ("type" or "subclass") is `value`, in file order (cached with
+        what never changes in an episode: a thing keeps its kind)."""
+        kinds = self._static().setdefault("kinds", {})
+        found = kinds.get((key, value))
+        if found is None:
+            found = kinds[key, value] = tuple(n for n, t in self.things.items() if getattr(t.category, key) == value)
+        return found
+
     def contents(self, parent: str) -> tuple[str, ...]:
         return self.index.get(parent, ())
 
