@@ -1,0 +1,175 @@
+"""HandMeThat's heuristic baseline (their paper, section 4.1; supplement E): the robot grounds the request to
+the things it can mean, guesses among them by the heuristic that the human wants things of the kinds
+it has been handling (the types it picked up, not the things themselves), and plans to the guess: one
+trial, no second guess.
+
+Unlike theirs, which reads the game's state and the utterance's formula (so it was run fully observable
+only), this one plays through the text alone (`homesim.language.handmethat_reading`): it reads the
+things from the views, the human's actions and request from the task, and says commands. Fully
+observable, it sees everything at the start; partially observable, it first looks around: it visits the
+locations (those the request and the human's actions name first), opening closed ones, until it has
+seen a thing of a handled type that fits the request, or every location. Like theirs it plans for
+bring_me and move_to (pick up, then give, or put on the target the request names or, for "over there",
+on a place the human put things) and gives up (`stop`) on change_state.
+"""
+
+from __future__ import annotations
+
+import random
+
+from homesim.agents.protocol import AgentAction, TaskSpec
+from homesim.language import handmethat_reading as reading
+from homesim.language.handmethat_text import label
+from homesim.language.handmethat_utterances import fits
+from homesim.tasks.handmethat import Meaning
+from homesim.world.handmethat.catalog import handmethat_catalog
+from homesim.world.handmethat.state import HUMAN, Thing
+
+STOP = "stop"
+
+
+class HandMeThatHeuristicAgent:
+    """The paper's heuristic over the text game (`homesim evaluate --suite handmethat --agent heuristic`)."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+        self.reset(TaskSpec(episode_id="", goal="", instructions=()))
+
+    def reset(self, task: TaskSpec) -> None:
+        self.rng = random.Random(f"{self.seed}/{task.episode_id}")
+        self.task = task.goal
+        self.things: dict[str, Thing] = {}  # every thing seen, as last seen
+        self.where: dict[str, str] = {}  # thing -> the location it was last seen at
+        self.locations: list[str] = []
+        self.visited: set[str] = set()
+        self.hidden: set[str] = set()  # locations last seen closed
+        self.at, self.holding, self.said = "floor", "", ""
+        self.guess: tuple[str, str | None] | None = None  # (thing, place), once made; ("", None): nothing fits
+        self.done = False
+
+    # --- reading -----------------------------------------------------------------------------------
+
+    def _read(self, observation: dict) -> None:
+        text = observation.get("text", "")
+        if not self.locations:
+            self.task = self.task or observation.get("task", "")
+            self.locations = reading.room_locations(text)
+        if self.said and observation.get("last_action_success"):
+            if self.said.startswith("move to "):
+                self.at = self.said[len("move to ") :]
+            elif self.said.startswith("pick up ") and self.guess:
+                self.holding = self.guess[0]
+        for view in reading.read_views(text):
+            self.visited.add(view.name)
+            if view.hidden:
+                self.hidden.add(view.name)
+                continue
+            self.hidden.discard(view.name)
+            for name in [n for n, loc in self.where.items() if loc == view.name]:
+                del self.where[name]
+            for thing in view.things:
+                self.things[thing.name] = thing
+                self.where[thing.name] = view.name
+
+    def _request(self) -> list[Meaning]:
+        return reading.read_request(reading.request_sentence(self.task), self.things)
+
+    # --- the heuristic -----------------------------------------------------------------------------
+
+    def _candidates(self, request: list[Meaning]) -> tuple[list[str], list[str]]:
+        """The seen things the request can mean (A(u) as far as seen), and those of them of a type the
+        human picked up that it did not pick up itself."""
+        fitting = sorted(n for n, t in self.things.items() if any(fits(t, m.details) for m in request))
+        picked = reading.human_picked(self.task)
+        handled = {n.split("#")[0] for n in picked}
+        return fitting, [n for n in fitting if n.split("#")[0] in handled and n not in picked]
+
+    def _places(self, request: list[Meaning]) -> list[str]:
+        """Where the thing goes (move_to), as far as seen: the request's target, or else a place the human
+        put things; [None] for bring_me."""
+        if request[0].quest == "bring_me":
+            return [None]
+        targets = {m.target for m in request if m.target is not None} or set(reading.human_put_into(self.task))
+        return sorted(p for p in targets if p in self.locations or p in self.where)
+
+    def _guess(self, request: list[Meaning]) -> tuple[str, str | None] | None:
+        """The one guess (thing, place), or None to look around first."""
+        fitting, preferred = self._candidates(request)
+        places = self._places(request)
+        if not (preferred and places) and not all(loc in self.visited for loc in self.locations):
+            return None
+        pool = preferred or fitting
+        if not pool or not places:
+            return ("", None)
+        return self.rng.choice(pool), self.rng.choice(places)
+
+    def _explore(self, request: list[Meaning]) -> str:
+        """The next location to look at: those the request names, where the human went, then the rest."""
+        named = [p for m in request for p in (m.target, *(v for _, v in m.description)) if isinstance(p, str)]
+        went = [line[19:-1] for line in self.task.splitlines() if line.startswith("Human moves to the ")]
+        for loc in dict.fromkeys([*named, *reversed(went), *self.locations]):
+            if loc in self.locations and loc not in self.visited:
+                return f"move to {loc}"
+        return STOP
+
+    # --- acting ------------------------------------------------------------------------------------
+
+    def act(self, observation: dict) -> AgentAction:
+        self._read(observation)
+        self.said = self._next(set(observation.get("admissible_commands", ())))
+        return AgentAction(self.said)
+
+    def _next(self, admissible: set[str]) -> str:
+        if self.done:
+            return STOP
+        request = self._request()
+        if not request or request[0].quest == "change_state":
+            return STOP
+        if self.guess is None:
+            if self.at in self.hidden:  # looking around: see inside
+                return f"open {self.at}"
+            self.guess = self._guess(request)
+            if self.guess is None:
+                return self._explore(request)
+        thing, place = self.guess
+        if not thing:
+            return STOP
+        if self.holding != thing:
+            return self._fetch(thing, admissible)
+        command = self._deliver(thing, place, admissible)
+        self.done = command.startswith(("give ", "put "))
+        return command
+
+    def _fetch(self, thing: str, admissible: set[str]) -> str:
+        """The next command towards holding `thing`: go where it was seen, open what hides it, pick it up."""
+        loc = self.where[thing]
+        if self.at != loc:
+            return f"move to {loc}"
+        parent = self.things[thing].parent
+        picks = [f"pick up {a}" for a in _forms(thing)]
+        if parent != loc:
+            picks = [f"{p} from {b}" for p in picks for b in _forms(parent)]
+        return _first([*picks, f"open {loc}", *(f"open {b}" for b in _forms(parent))], admissible)
+
+    def _deliver(self, thing: str, place: str | None, admissible: set[str]) -> str:
+        """The next command towards giving `thing` to the human (bring_me) or putting it at `place`."""
+        if place is None:
+            if self.at != HUMAN:
+                return f"move to {HUMAN}"
+            return _first([f"give {a} to {HUMAN}" for a in _forms(thing)], admissible)
+        loc = place if place in self.locations else self.where[place]
+        if self.at != loc:
+            return f"move to {loc}"
+        preposition = "into" if handmethat_catalog()[place.split("#")[0]].holds_inside else "onto"
+        puts = [f"put {a} {preposition} {b}" for a in _forms(thing) for b in _forms(place)]
+        return _first([*puts, f"open {loc}", *(f"open {b}" for b in _forms(place))], admissible)
+
+
+def _forms(name: str) -> list[str]:
+    """How a command may name a thing: its label, or its bare type when it is the only one of its type."""
+    return [label(name), name.split("#")[0]] if "#" in name else [name]
+
+
+def _first(commands: list[str], admissible: set[str]) -> str:
+    """The first of the commands that can be done now; stop when none can (one trial)."""
+    return next((c for c in commands if c in admissible), STOP)
