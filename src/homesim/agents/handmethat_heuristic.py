@@ -43,6 +43,7 @@ class HandMeThatHeuristicAgent:
         self.locations: list[str] = []
         self.visited: set[str] = set()
         self.hidden: set[str] = set()  # locations last seen closed
+        self.opened: set[str] = set()  # receptacles the robot opened to look inside
         self.at, self.holding, self.said = "floor", "", ""
         self.guess: tuple[str, str | None] | None = None  # (thing, place), once made; ("", None): nothing fits
         self.done = False
@@ -84,42 +85,72 @@ class HandMeThatHeuristicAgent:
         handled = {n.split("#")[0] for n in picked}
         return fitting, [n for n in fitting if n.split("#")[0] in handled and n not in picked]
 
-    def _places(self, request: list[Meaning]) -> list[str]:
-        """Where the thing goes (move_to), as far as seen: the request's target, or else a place the human
-        put things; [None] for bring_me."""
+    def _places(self, request: list[Meaning], thing: str) -> list[str | None]:
+        """Where the thing goes, as far as seen: [None] for bring_me (the human); for move_to the request's
+        target or, for "over there", where the human put things of the thing's type, else where it put
+        anything, else what it opened."""
         if request[0].quest == "bring_me":
             return [None]
-        targets = {m.target for m in request if m.target is not None} or set(reading.human_put_into(self.task))
-        return sorted(p for p in targets if p in self.locations or p in self.where)
+        put = reading.human_put(self.task)
+        kind = thing.split("#")[0]
+        for targets in (
+            [m.target for m in request if m.target is not None],
+            [p for t, p in put if t.split("#")[0] == kind],
+            [p for _, p in put],
+            reading.human_opened(self.task),
+        ):
+            seen = sorted({p for p in targets if p in self.locations or p in self.where})
+            if seen:
+                return seen
+        return []
 
     def _guess(self, request: list[Meaning]) -> tuple[str, str | None] | None:
         """The one guess (thing, place), or None to look around first."""
         fitting, preferred = self._candidates(request)
-        places = self._places(request)
-        if not (preferred and places) and not all(loc in self.visited for loc in self.locations):
+        if not preferred and not self._explored(request):
             return None
         pool = preferred or fitting
-        if not pool or not places:
+        if not pool:
             return ("", None)
-        return self.rng.choice(pool), self.rng.choice(places)
+        thing = self.rng.choice(pool)
+        places = self._places(request, thing)
+        if not places and not self._explored(request):
+            return None
+        return (thing, self.rng.choice(places)) if places else ("", None)
 
-    def _explore(self, request: list[Meaning]) -> str:
+    def _explored(self, request: list[Meaning]) -> bool:
+        return all(loc in self.visited for loc in self.locations) and not self._closed_named(request)
+
+    def _closed_named(self, request: list[Meaning]) -> list[str]:
+        """The closed receptacles seen, with nothing seen in them, that the request names as the thing's place."""
+        named = {v for m in request for k, v in m.description if k in ("inside", "ontop")} & set(self.where)
+        filled = {t.parent for t in self.things.values()}
+        return [n for n in sorted(named - filled - self.opened) if not self.things[n].is_("open")]
+
+    def _explore(self, request: list[Meaning], admissible: set[str]) -> str:
         """The next location to look at: those the request names, where the human went, then the rest."""
         named = [p for m in request for p in (m.target, *(v for _, v in m.description)) if isinstance(p, str)]
         went = [line[19:-1] for line in self.task.splitlines() if line.startswith("Human moves to the ")]
         for loc in dict.fromkeys([*named, *reversed(went), *self.locations]):
             if loc in self.locations and loc not in self.visited:
                 return f"move to {loc}"
+        for receptacle in self._closed_named(request):  # (fully observable: the robot's own place hides them)
+            if self.at != self.where[receptacle]:
+                return f"move to {self.where[receptacle]}"
+            command = _first([f"open {self.at}", *(f"open {a}" for a in _forms(receptacle))], admissible)
+            if command != f"open {self.at}":
+                self.opened.add(receptacle)  # (one try)
+            return command
         return STOP
 
     # --- acting ------------------------------------------------------------------------------------
 
     def act(self, observation: dict) -> AgentAction:
         self._read(observation)
-        self.said = self._next(set(observation.get("admissible_commands", ())))
+        self.said = self._next(observation.get("text", ""), set(observation.get("admissible_commands", ())))
         return AgentAction(self.said)
 
-    def _next(self, admissible: set[str]) -> str:
+    def _next(self, text: str, admissible: set[str]) -> str:
         if self.done:
             return STOP
         request = self._request()
@@ -128,9 +159,11 @@ class HandMeThatHeuristicAgent:
         if self.guess is None:
             if self.at in self.hidden:  # looking around: see inside
                 return f"open {self.at}"
+            if self.said.startswith("open ") and not reading.read_views(text):
+                return "look"  # (fully observable: an answer shows no view)
             self.guess = self._guess(request)
             if self.guess is None:
-                return self._explore(request)
+                return self._explore(request, admissible)
         thing, place = self.guess
         if not thing:
             return STOP

@@ -25,7 +25,8 @@ ROOM = re.compile(r"In the room, there is the human, (.*?)\.\n")
 LOCATION_VIEW = re.compile(r"\nYou see((?: [a-z-]+)*) ([a-z_]+)\.\n((?:(?:In|On) [a-z_]+(?: \d+)? you can see .*?\. )*)")
 CONTENTS = re.compile(r"(In|On) ([a-z_]+(?: \d+)?) you can see (.*?)\. ")
 PICKED = re.compile(r"Human picks up the ([a-z_]+ \d+)")
-PUT = re.compile(r"Human puts the [a-z_]+ \d+ (?:into|on) the ([a-z_]+(?: \d+)?)\.")
+PUT = re.compile(r"Human puts the ([a-z_]+ \d+) (?:into|on) the ([a-z_]+(?: \d+)?)\.")
+OPENED = re.compile(r"Human opens the ([a-z_]+(?: \d+)?)[ .]")
 REQUEST = re.compile(r"Human stops and says, '(.*)'")
 SHOWN = {"toggled-on": ("toggled", True), "toggled-off": ("toggled", False), "closed": ("open", False)}
 SAID_FALSE = {word: state for state, word in UNDONE.items()}
@@ -86,9 +87,14 @@ def human_picked(task: str) -> list[str]:
     return [name_of(label) for label in PICKED.findall(task)]
 
 
-def human_put_into(task: str) -> list[str]:
-    """Where the human put things (locations and receptacles, by name), in order."""
-    return [name_of(label) for label in PUT.findall(task)]
+def human_put(task: str) -> list[tuple[str, str]]:
+    """What the human put where (the thing, the location or receptacle, by name), in order."""
+    return [(name_of(thing), name_of(place)) for thing, place in PUT.findall(task)]
+
+
+def human_opened(task: str) -> list[str]:
+    """What the human opened (locations and receptacles, by name), in order."""
+    return [name_of(label) for label in OPENED.findall(task)]
 
 
 def request_sentence(task: str) -> str:
