@@ -26,6 +26,7 @@ from homesim.world.handmethat.catalog import handmethat_catalog
 from homesim.world.handmethat.state import HUMAN, Thing
 
 STOP = "stop"
+LOOK_INTO_UNTIL = 25  # partially observable: closed receptacles are opened to look for a thing until this step
 
 
 class HandMeThatHeuristicAgent:
@@ -43,10 +44,11 @@ class HandMeThatHeuristicAgent:
         self.locations: list[str] = []
         self.visited: set[str] = set()
         self.hidden: set[str] = set()  # locations last seen closed
-        self.opened: set[str] = set()  # receptacles the robot opened to look inside
+        self.unseen_inside: set[str] = set()  # closed receptacles seen only from outside
         self.at, self.holding, self.said = "floor", "", ""
         self.guess: tuple[str, str | None] | None = None  # (thing, place), once made; ("", None): nothing fits
         self.done = False
+        self.step = 0
 
     # --- reading -----------------------------------------------------------------------------------
 
@@ -60,8 +62,14 @@ class HandMeThatHeuristicAgent:
                 self.at = self.said[len("move to ") :]
             elif self.said.startswith("pick up ") and self.guess:
                 self.holding = self.guess[0]
+        here = reading.robot_at(text)
         for view in reading.read_views(text):
             self.visited.add(view.name)
+            for thing in view.things:  # the robot's own place hides what closed things hold (both settings)
+                if thing.category.can("openable") and not thing.is_("open") and view.name == here:
+                    self.unseen_inside.add(thing.name)
+                else:
+                    self.unseen_inside.discard(thing.name)
             if view.hidden:
                 self.hidden.add(view.name)
                 continue
@@ -119,13 +127,16 @@ class HandMeThatHeuristicAgent:
         return (thing, self.rng.choice(places)) if places else ("", None)
 
     def _explored(self, request: list[Meaning]) -> bool:
-        return all(loc in self.visited for loc in self.locations) and not self._closed_named(request)
+        return all(loc in self.visited for loc in self.locations) and not self._closed(request)
 
-    def _closed_named(self, request: list[Meaning]) -> list[str]:
-        """The closed receptacles seen, with nothing seen in them, that the request names as the thing's place."""
-        named = {v for m in request for k, v in m.description if k in ("inside", "ontop")} & set(self.where)
-        filled = {t.parent for t in self.things.values()}
-        return [n for n in sorted(named - filled - self.opened) if not self.things[n].is_("open")]
+    def _closed(self, request: list[Meaning]) -> list[str]:
+        """The closed receptacles seen, with nothing seen in them, to look into: those the request names as
+        the thing's place and, while no thing of a handled type fits and the steps allow, any."""
+        named = {v for m in request for k, v in m.description if k in ("inside", "ontop")}
+        if self.step < LOOK_INTO_UNTIL and not self._candidates(request)[1]:
+            named |= {n for n, t in self.things.items() if t.category.can("openable")}
+        closed = [n for n in named & self.unseen_inside if n in self.where]
+        return sorted(closed, key=lambda n: (self.where[n] != self.at, self.locations.index(self.where[n]), n))
 
     def _explore(self, request: list[Meaning], admissible: set[str]) -> str:
         """The next location to look at: those the request names, where the human went, then the rest."""
@@ -134,18 +145,19 @@ class HandMeThatHeuristicAgent:
         for loc in dict.fromkeys([*named, *reversed(went), *self.locations]):
             if loc in self.locations and loc not in self.visited:
                 return f"move to {loc}"
-        for receptacle in self._closed_named(request):  # (fully observable: the robot's own place hides them)
+        for receptacle in self._closed(request):  # (fully observable: the robot's own place hides them)
             if self.at != self.where[receptacle]:
                 return f"move to {self.where[receptacle]}"
             command = _first([f"open {self.at}", *(f"open {a}" for a in _forms(receptacle))], admissible)
             if command != f"open {self.at}":
-                self.opened.add(receptacle)  # (one try)
+                self.unseen_inside.discard(receptacle)  # (one try)
             return command
         return STOP
 
     # --- acting ------------------------------------------------------------------------------------
 
     def act(self, observation: dict) -> AgentAction:
+        self.step = observation.get("step", 0)
         self._read(observation)
         self.said = self._next(observation.get("text", ""), set(observation.get("admissible_commands", ())))
         return AgentAction(self.said)

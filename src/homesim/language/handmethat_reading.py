@@ -23,6 +23,7 @@ from homesim.world.handmethat.state import INSIDE, ONTOP, Thing
 
 ROOM = re.compile(r"In the room, there is the human, (.*?)\.\n")
 LOCATION_VIEW = re.compile(r"\nYou see((?: [a-z-]+)*) ([a-z_]+)\.\n((?:(?:In|On) [a-z_]+(?: \d+)? you can see .*?\. )*)")
+AT = re.compile(r"\nYou are at the ([a-z_]+)\.\n")
 CONTENTS = re.compile(r"(In|On) ([a-z_]+(?: \d+)?) you can see (.*?)\. ")
 PICKED = re.compile(r"Human picks up the ([a-z_]+ \d+)")
 PUT = re.compile(r"Human puts the ([a-z_]+ \d+) (?:into|on) the ([a-z_]+(?: \d+)?)\.")
@@ -73,6 +74,12 @@ def read_views(text: str) -> list[LocationView]:
         states = frozenset(w for w in words if w in BOOLEAN_STATES) | {"toggled" for w in words if w == "toggled-on"}
         views.append(LocationView(location, states, tuple(things), not listing and "closed" in words))
     return views
+
+
+def robot_at(text: str) -> str | None:
+    """Where a view says the robot is ("You are at the sofa." -> "sofa"), None if it says not."""
+    found = AT.search(text)
+    return found.group(1) if found else None
 
 
 def room_locations(text: str) -> list[str]:
