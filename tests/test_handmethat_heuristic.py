@@ -99,19 +99,30 @@ def test_the_reader_reads_back_the_things_and_the_request() -> None:
     assert reading.human_put(env.task) == [("pad#1", "table")]
 
 
+def bring(*description) -> Meaning:
+    return Meaning("bring_me", description)
+
+
 @pytest.mark.parametrize(
     ("sentence", "expected"),
     [
-        ("Give me that.", [Meaning("bring_me", ())]),
-        ("Please hand me the red, small box.", [Meaning("bring_me", (("color", "red"), ("size", "small"), ("type", "box")))]),
-        ("Can you put the one in the large blue package (package 0) over there.", [Meaning("move_to", (("inside", "package#0"),))]),
-        ("Move the uncooked food to the refrigerator.", [Meaning("move_to", (("cooked", False), ("class", "FOOD")), "refrigerator")]),
+        ("Give me that.", [bring()]),
+        ("Please hand me the red, small box.", [bring(("color", "red"), ("size", "small"), ("type", "box"))]),
+        (
+            "Can you put the one in the large blue package (package 0) over there.",
+            [Meaning("move_to", (("inside", "package#0"),))],
+        ),
+        (
+            "Move the uncooked food to the refrigerator.",
+            [Meaning("move_to", (("cooked", False), ("class", "FOOD")), "refrigerator")],
+        ),
         ("Soak the rag.", [Meaning("change_state", (("type", "rag"),), "soak")]),
-        ("Heat up the uncooked, not soaked one on the tray.",
-         [Meaning("change_state", (("ontop", "tray#0"), ("cooked", False), ("soaked", False)), "heat")]),
-        ("Bring me the clean pad.", [
-            Meaning("bring_me", (("dusty", False), ("type", "pad"))), Meaning("bring_me", (("stained", False), ("type", "pad")))
-        ]),
+        (
+            "Heat up the uncooked, not soaked one on the tray.",  # the only tray: tray#0, among the things known
+            [Meaning("change_state", (("ontop", "tray#0"), ("cooked", False), ("soaked", False)), "heat")],
+        ),
+        ("Bring me the clean pad.",
+         [bring(("dusty", False), ("type", "pad")), bring(("stained", False), ("type", "pad"))]),
         ("Sing me a song.", []),
     ],
 )

@@ -85,5 +85,6 @@ def test_paper_cell_and_table() -> None:
     assert paper_cell(summary["test"]["by_quest_type"]["move_to"]) == "-40.0 (0.0%, N/A)"
     table = handmethat_table({"splits": summary, "config": {"options": {"observability": "full"}}}, "random")
     headers = [c.header for c in table.columns]
-    assert headers[:2] == ["split", "full\nlevel 1"] and headers[5:] == ["full\noverall", "full\nbring_me", "full\nmove_to", "full\nchange_state"]
+    assert headers[:2] == ["split", "full\nlevel 1"]
+    assert headers[5:] == [f"full\n{c}" for c in ("overall", "bring_me", "move_to", "change_state")]
     assert table.row_count == 1  # the one split

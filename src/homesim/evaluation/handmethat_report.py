@@ -85,7 +85,7 @@ def handmethat_table(summary: dict, title: str) -> Table:
     """One run's summary (`homesim evaluate`): a row per split, a column per level, overall and quest type."""
     observability = summary["config"].get("options", {}).get("observability", "partial")
     rows = [
-        PaperRow(split or "(no split)", {observability: figures_["by_level"] | figures_["by_quest_type"] | {OVERALL: figures_["all"]}})
-        for split, figures_ in in_split_order(summary["splits"])
+        PaperRow(split or "(no split)", {observability: f["by_level"] | f["by_quest_type"] | {OVERALL: f["all"]}})
+        for split, f in in_split_order(summary["splits"])
     ]
     return paper_table(rows, title, quest_types=True, first="split")

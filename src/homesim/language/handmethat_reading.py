@@ -22,7 +22,9 @@ from homesim.world.handmethat.catalog import BOOLEAN_STATES, COLORS, SIZES, hand
 from homesim.world.handmethat.state import INSIDE, ONTOP, Thing
 
 ROOM = re.compile(r"In the room, there is the human, (.*?)\.\n")
-LOCATION_VIEW = re.compile(r"\nYou see((?: [a-z-]+)*) ([a-z_]+)\.\n((?:(?:In|On) [a-z_]+(?: \d+)? you can see .*?\. )*)")
+LOCATION_VIEW = re.compile(
+    r"\nYou see((?: [a-z-]+)*) ([a-z_]+)\.\n((?:(?:In|On) [a-z_]+(?: \d+)? you can see .*?\. )*)"
+)
 AT = re.compile(r"\nYou are at the ([a-z_]+)\.\n")
 CONTENTS = re.compile(r"(In|On) ([a-z_]+(?: \d+)?) you can see (.*?)\. ")
 PICKED = re.compile(r"Human picks up the ([a-z_]+ \d+)")
