@@ -42,12 +42,12 @@ def paper_cell(figures_: dict) -> str:
 
 def _interval(figures_: dict, name: str, scale: float = 1) -> str:
     interval = figures_[name]["ci95"]
-    return f"{scale * interval[0]:.1f}..{scale * interval[1]:.1f}" if interval else "-"
+    return f"{scale * interval[0]:.0f}..{scale * interval[1]:.0f}" if interval else "-"  # (narrow: many columns)
 
 
 def _cell(figures_: dict | None) -> str:
     """The paper's cell, then the score's and the success rate's intervals and the episodes:
-    "15.2 (20.0%, 4.0)\n-5.1..45.4\n0.0..50.0%\nn=10"."""
+    "15.2 (20.0%, 4.0)\n-5..45\n0..50%\nn=10"."""
     if not figures_ or not figures_["episodes"]:
         return "-"
     intervals = f"{_interval(figures_, 'score')}\n{_interval(figures_, 'success_rate', 100)}%"
