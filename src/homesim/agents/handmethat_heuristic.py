@@ -6,11 +6,14 @@ trial, no second guess.
 Unlike theirs, which reads the game's state and the utterance's formula (so it was run fully observable
 only), this one plays through the text alone (`homesim.language.handmethat_reading`): it reads the
 things from the views, the human's actions and request from the task, and says commands. Fully
-observable, it sees everything at the start; partially observable, it first looks around: it visits the
-locations (those the request and the human's actions name first), opening closed ones, until it has
-seen a thing of a handled type that fits the request, or every location. Like theirs it plans for
-bring_me and move_to (pick up, then give, or put on the target the request names or, for "over there",
-on a place the human put things) and gives up (`stop`) on change_state.
+observable, it sees everything at the start but what closed things hold at its own place; partially
+observable, it first looks around: it visits the locations (those the request and the human's actions
+name first), opening closed ones, until it has seen a thing of a handled type that fits the request, or
+every location. Closed receptacles it has not seen inside it opens when the request names one as the
+thing's place, or, while nothing of a handled type fits, any (until step `LOOK_INTO_UNTIL`). Like theirs
+it plans for bring_me and move_to (pick up, then give, or put on the target the request names or, for
+"over there", where the human put a thing of the same type, else any thing) and gives up (`stop`) on
+change_state.
 """
 
 from __future__ import annotations
@@ -88,7 +91,8 @@ class HandMeThatHeuristicAgent:
     def _candidates(self, request: list[Meaning]) -> tuple[list[str], list[str]]:
         """The seen things the request can mean (A(u) as far as seen), and those of them of a type the
         human picked up that it did not pick up itself."""
-        fitting = sorted(n for n, t in self.things.items() if any(fits(t, m.details) for m in request))
+        seen = [t for n, t in self.things.items() if n in self.where]
+        fitting = sorted(t.name for t in seen if any(fits(t, m.details) for m in request))
         picked = reading.human_picked(self.task)
         handled = {n.split("#")[0] for n in picked}
         return fitting, [n for n in fitting if n.split("#")[0] in handled and n not in picked]
