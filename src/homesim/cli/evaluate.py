@@ -23,7 +23,9 @@ def evaluate_command(
             " or HandMeThat's episode files (one, or a folder); default: the built-in procedural episodes",
         ),
     ] = None,
-    agent: Annotated[str, typer.Option(help="random, expert, or module.path:ClassName")] = "expert",
+    agent: Annotated[
+        str, typer.Option(help="random, expert, heuristic (HandMeThat), frontier (ObjectNav), or module.path:ClassName")
+    ] = "expert",
     suite: Annotated[
         str | None, typer.Option(help="benchmark suite; default: the dataset folder's, else alfred")
     ] = None,
