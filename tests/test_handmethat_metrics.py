@@ -83,6 +83,8 @@ def test_paper_cell_and_table() -> None:
     summary = summarize(RECORDS, samples=50, metrics=HANDMETHAT_METRICS)
     assert paper_cell(summary["test"]["all"]) == "25.2 (50.0%, 4.5)"
     assert paper_cell(summary["test"]["by_quest_type"]["move_to"]) == "-40.0 (0.0%, N/A)"
-    table = handmethat_table({"splits": summary}, "random")
-    assert [c.header for c in table.columns][:3] == ["split / level / quest type", "episodes", "score (success, moves)"]
-    assert table.row_count == 1 + 2 + 2  # the split, two levels, two quest types
+    table = handmethat_table({"splits": summary, "config": {"options": {"observability": "full"}}}, "random")
+    headers = [c.header for c in table.columns]
+    assert headers[:2] == ["split", "full\nlevel 1"]
+    assert headers[5:] == [f"full\n{c}" for c in ("overall", "bring_me", "move_to", "change_state")]
+    assert table.row_count == 1  # the one split

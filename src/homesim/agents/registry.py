@@ -7,6 +7,7 @@ import importlib
 
 from homesim.agents.expert_agent import ExpertAgent
 from homesim.agents.frontier_agent import FrontierAgent
+from homesim.agents.handmethat_heuristic import HandMeThatHeuristicAgent
 from homesim.agents.learned import is_checkpoint_spec, load_learned
 from homesim.agents.objectnav_agents import ObjectNavExpertAgent, ObjectNavRandomAgent
 from homesim.agents.protocol import Agent
@@ -14,8 +15,9 @@ from homesim.agents.random_agent import RandomAgent
 
 AGENTS: dict[str, dict[str, type]] = {  # suite -> name -> class
     "alfred": {"random": RandomAgent, "expert": ExpertAgent},
-    # HandMeThat's random baseline: a random admissible command; the expert: the live planner's next command
-    "handmethat": {"random": RandomAgent, "expert": ExpertAgent},
+    # HandMeThat's random baseline: a random admissible command; the expert: the live planner's next command;
+    # the heuristic: their paper's (ground the request, prefer the kinds the human handled, one trial)
+    "handmethat": {"random": RandomAgent, "expert": ExpertAgent, "heuristic": HandMeThatHeuristicAgent},
     "objectnav": {"expert": ObjectNavExpertAgent, "random": ObjectNavRandomAgent, "frontier": FrontierAgent},
 }
 

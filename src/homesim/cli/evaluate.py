@@ -23,7 +23,9 @@ def evaluate_command(
             " or HandMeThat's episode files (one, or a folder); default: the built-in procedural episodes",
         ),
     ] = None,
-    agent: Annotated[str, typer.Option(help="random, expert, or module.path:ClassName")] = "expert",
+    agent: Annotated[
+        str, typer.Option(help="random, expert, heuristic (HandMeThat), frontier (ObjectNav), or module.path:ClassName")
+    ] = "expert",
     suite: Annotated[
         str | None, typer.Option(help="benchmark suite; default: the dataset folder's, else alfred")
     ] = None,
@@ -148,24 +150,48 @@ def evaluate_command(
     console.print(f"records and summary written to {out}/")
 
 
+TABLES = ("handmethat",)  # tables that compare runs (`homesim report A B ... --table NAME`)
+
+
 @app.command("report")
 def report_command(
-    out: Annotated[
-        Path, typer.Argument(metavar="OUT", exists=True, file_okay=False, help="an evaluation's output folder")
+    runs: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="OUT...", exists=True, help="evaluation output folders (or a file in one: summary.json, ...)"
+        ),
     ],
+    table_name: Annotated[
+        str | None,
+        typer.Option("--table", help="handmethat: the paper's Tables 2 and 3, a row per run (default with several)"),
+    ] = None,
+    split: Annotated[str | None, typer.Option(help="--table: only this split's episodes (default: all)")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="--table: also write its figures here")] = None,
 ) -> None:
-    """Recompute an evaluation's summary from its records, print it, and check it against summary.json."""
+    """Recompute an evaluation's summary from its records, print it, and check it against summary.json;
+    with several evaluations (or --table), compare them in one table."""
     from homesim.errors import DataError
     from homesim.evaluation.evaluate import read_run, summary_of
     from homesim.evaluation.records import read_records
     from homesim.evaluation.report import subgoals_table
     from homesim.evaluation.suites import suite_named
 
-    try:
-        config, records = read_run(out), read_records(out / "records.jsonl")
-    except (OSError, DataError, TypeError, ValueError) as e:
-        console.print(f"[red]cannot read the evaluation in {out}:[/] {e}")
-        raise typer.Exit(1) from e
+    if table_name is not None and table_name not in TABLES:
+        raise typer.BadParameter(f"{table_name!r}: known tables: {', '.join(TABLES)}", param_hint="--table")
+    if table_name is None and len(runs) > 1:
+        table_name = "handmethat"
+    loaded = []
+    for run in runs:
+        out = run if run.is_dir() else run.parent
+        try:
+            loaded.append((out, read_run(out), read_records(out / "records.jsonl")))
+        except (OSError, DataError, TypeError, ValueError) as e:
+            console.print(f"[red]cannot read the evaluation in {out}:[/] {e}")
+            raise typer.Exit(1) from e
+    if table_name is not None:
+        _compare(loaded, split, json_out)
+        return
+    ((out, config, records),) = loaded
     summary = summary_of(records, config)
     table = suite_named(config.suite).table
     console.print(subgoals_table(summary) if config.subgoals else table(summary, f"{config.agent}: {out}"))
@@ -178,3 +204,26 @@ def report_command(
         if not same:
             raise typer.Exit(1)
 
+
+def _compare(loaded: list, split: str | None, json_out: Path | None) -> None:
+    """HandMeThat's Tables 2 and 3 over several runs: a row per agent, its runs' observabilities side by side
+    (a run whose agent and observability another run has too gets a row of its own, named by its folder)."""
+    from homesim.evaluation.handmethat_report import PaperRow, level_figures, paper_table
+
+    rows: dict[str, dict[str, dict]] = {}
+    for out, config, records in loaded:
+        if config.suite != "handmethat":
+            console.print(f"[red]{out} is a {config.suite} evaluation:[/] --table handmethat compares HandMeThat runs")
+            raise typer.Exit(1)
+        chosen = [r for r in records if split is None or r.split == split]
+        if not chosen:
+            console.print(f"[red]{out} has no episodes{f' in split {split!r}' if split else ''}[/]")
+            raise typer.Exit(1)
+        setting = config.options.get("observability", "partial")
+        label = config.agent if setting not in rows.get(config.agent, {}) else f"{config.agent} ({out})"
+        rows.setdefault(label, {})[setting] = level_figures(chosen)
+    table_rows = [PaperRow(label, settings) for label, settings in rows.items()]
+    console.print(paper_table(table_rows, f"HandMeThat, {split or 'all splits'}"))
+    if json_out is not None:
+        json_out.write_text(json.dumps({"split": split, "rows": rows}, indent=1) + "\n")
+        console.print(f"figures written to {json_out}")

@@ -14,6 +14,44 @@ from homesim.tasks.handmethat_formula import Formula, parse
 from homesim.world.handmethat import HmtAction, HmtState, step
 
 LEVELS = (1, 2, 3, 4)
+Objects = tuple[tuple[str, str | None], ...]  # (thing, the quest's argument): a set A(.) of the paper
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the generator knew of a request beside its meaning, as the authors' files keep it: the
+    listener's reading of the utterance (`_rsa_meaning`), the sets A(u), A(g) and A(r)
+    (`_objects_in_utterance`, `_useful_objects`, `_objects_in_rsa_meaning`) and the human's whole plan
+    (`_possible_solution`)."""
+
+    rsa_meaning: Meaning
+    objects_in_utterance: Objects
+    useful_objects: Objects
+    objects_in_rsa_meaning: Objects
+    possible_solution: tuple[HmtAction, ...]
+
+    def to_dict(self) -> dict:
+        return {
+            "rsa_meaning": self.rsa_meaning.to_dict(),
+            "objects_in_utterance": [list(o) for o in self.objects_in_utterance],
+            "useful_objects": [list(o) for o in self.useful_objects],
+            "objects_in_rsa_meaning": [list(o) for o in self.objects_in_rsa_meaning],
+            "possible_solution": [[a.name, *a.args] for a in self.possible_solution],
+        }
+
+    @staticmethod
+    def from_dict(d: dict) -> Reading:
+        return Reading(
+            rsa_meaning=Meaning.from_dict(d["rsa_meaning"]),
+            objects_in_utterance=_objects(d["objects_in_utterance"]),
+            useful_objects=_objects(d["useful_objects"]),
+            objects_in_rsa_meaning=_objects(d["objects_in_rsa_meaning"]),
+            possible_solution=tuple(HmtAction(a[0], tuple(a[1:])) for a in d["possible_solution"]),
+        )
+
+
+def _objects(value: list) -> Objects:
+    return tuple((o, extra) for o, extra in value)
 
 
 class HumanActionFailed(ValueError):
@@ -48,6 +86,7 @@ class HandMeThatEpisode:
     level: int  # hardness, 1 to 4
     demo_actions: tuple[str, ...] = ()  # the authors' expert's text commands
     task_description: str = ""  # their text of the human's actions and request
+    reading: Reading | None = None  # generated episodes: the listener's reading, the sets, the human's plan
     start_state: HmtState = field(init=False, repr=False, compare=False)  # where the robot starts
     scene_id: None = field(default=None, init=False)
 
@@ -83,7 +122,7 @@ class HandMeThatEpisode:
             "level": self.level,
             "demo_actions": list(self.demo_actions),
             "task_description": self.task_description,
-        }
+        } | ({"reading": self.reading.to_dict()} if self.reading else {})
 
     @staticmethod
     def from_dict(d: dict) -> HandMeThatEpisode:
@@ -95,8 +134,9 @@ class HandMeThatEpisode:
             subgoal=d["subgoal"],
             meaning=Meaning.from_dict(d["meaning"]),
             utterance=Meaning.from_dict(d["utterance"]),
-            objects_in_meaning=tuple((o, extra) for o, extra in d["objects_in_meaning"]),
+            objects_in_meaning=_objects(d["objects_in_meaning"]),
             level=d["level"],
             demo_actions=tuple(d["demo_actions"]),
             task_description=d["task_description"],
+            reading=Reading.from_dict(d["reading"]) if "reading" in d else None,
         )

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from homesim.datasets.handmethat import HandMeThatEpisode
+from homesim.world.handmethat import HmtAction
 from homesim.world.handmethat.state import HmtState
 
 HUMAN_ARGUMENT = "h"  # how their action list names the human
@@ -34,17 +35,36 @@ def object_dict(state: HmtState) -> dict:
     return out
 
 
+def _actions(actions: Sequence[HmtAction]) -> list[dict]:
+    return [{"name": a.name, "arguments": [HUMAN_ARGUMENT, *a.args]} for a in actions]
+
+
 def episode_to_json(episode: HandMeThatEpisode) -> dict:
+    """Their fields in their files' order; those of the generator's `Reading` (the human's whole plan, A(u),
+    A(g), the listener's reading and A(r)) where the episode has them."""
+    reading = episode.reading
+    sets = {} if reading is None else {
+        "_possible_solution": _actions(reading.possible_solution),
+        "_objects_in_utterance": [list(o) for o in reading.objects_in_utterance],
+    }
+    more = {} if reading is None else {
+        "_useful_objects": [list(o) for o in reading.useful_objects],
+        "level": episode.level,
+        "_rsa_meaning": reading.rsa_meaning.to_list(),
+        "_objects_in_rsa_meaning": [list(o) for o in reading.objects_in_rsa_meaning],
+    }
     return {
         "initial_object_dict": object_dict(episode.initial_state),
         "current_object_dict": object_dict(episode.start_state),
-        "action_list": [{"name": a.name, "arguments": [HUMAN_ARGUMENT, *a.args]} for a in episode.human_actions],
         "_goal": episode.goal,
-        "_subgoal": episode.subgoal,
+        "action_list": _actions(episode.human_actions),
         "_meaning": episode.meaning.to_list(),
         "utterance": episode.utterance.to_list(),
+        **sets,
         "_objects_in_meaning": [list(o) for o in episode.objects_in_meaning],
-        "level": episode.level,
+        **more,
+        "level": episode.level,  # (where `more` put it when there is a reading, as their files order it)
+        "_subgoal": episode.subgoal,
         "demo_actions": list(episode.demo_actions),
         "task_description": episode.task_description,
     }

@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from homesim.datasets.handmethat import HandMeThatEpisode, HumanActionFailed
+from homesim.datasets.handmethat import HandMeThatEpisode, HumanActionFailed, Objects, Reading
 from homesim.errors import DataError
 from homesim.tasks.handmethat import Meaning
 from homesim.tasks.handmethat_formula import FormulaError
@@ -33,6 +33,7 @@ REQUIRED = {
     "level": int,
 }
 ATTRIBUTE_VALUES = {"size": SIZES, "color": COLORS}
+READING = ("_rsa_meaning", "_objects_in_utterance", "_useful_objects", "_objects_in_rsa_meaning", "_possible_solution")
 
 
 def is_handmethat_file(path: str | Path) -> bool:
@@ -77,11 +78,7 @@ def episode_from_json(where: str, data: object, episode_id: str) -> HandMeThatEp
     current = state_from_object_dict(where, "current_object_dict", data["current_object_dict"])
     actions = tuple(_human_action(where, i, a, initial) for i, a in enumerate(data["action_list"]))
     meaning, utterance = (_meaning(where, key, data[key]) for key in ("_meaning", "utterance"))
-    objects = []
-    for i, entry in enumerate(data["_objects_in_meaning"]):
-        if not isinstance(entry, list) or len(entry) != 2 or entry[0] not in initial.things:
-            raise DataError(where, f"_objects_in_meaning[{i}]", f"expected [a thing's name, target], got {entry!r}")
-        objects.append((entry[0], entry[1]))
+    objects = _objects(where, "_objects_in_meaning", data["_objects_in_meaning"], initial)
     demo = data.get("demo_actions", [])
     if not isinstance(demo, list) or not all(isinstance(c, str) for c in demo):
         raise DataError(where, "demo_actions", "expected a list of text commands")
@@ -94,10 +91,11 @@ def episode_from_json(where: str, data: object, episode_id: str) -> HandMeThatEp
             subgoal=data["_subgoal"],
             meaning=meaning,
             utterance=utterance,
-            objects_in_meaning=tuple(objects),
+            objects_in_meaning=objects,
             level=data["level"],
             demo_actions=tuple(demo),
             task_description=str(data.get("task_description", "")),
+            reading=_reading(where, data, initial) if all(key in data for key in READING) else None,
         )
     except HumanActionFailed as e:
         raise DataError(where, f"action_list[{e.index}]", f"the human's {e}") from e
@@ -169,8 +167,8 @@ def _attribute(where: str, field: str, states: dict, attribute: str, category) -
     return value
 
 
-def _human_action(where: str, i: int, a: object, state: HmtState) -> HmtAction:
-    field = f"action_list[{i}]"
+def _human_action(where: str, i: int, a: object, state: HmtState, key: str = "action_list") -> HmtAction:
+    field = f"{key}[{i}]"
     if not isinstance(a, dict) or not isinstance(a.get("name"), str) or not isinstance(a.get("arguments"), list):
         raise DataError(where, field, f"expected {{name, arguments}}, got {a!r}")
     name, args = a["name"], a["arguments"]
@@ -184,7 +182,31 @@ def _human_action(where: str, i: int, a: object, state: HmtState) -> HmtAction:
         raise DataError(where, f"{field}.arguments", str(e)) from e
 
 
-def _meaning(where: str, key: str, value: list) -> Meaning:
+def _objects(where: str, key: str, value: object, initial: HmtState) -> Objects:
+    """A set A(.) of their file: [[a thing's name, the quest's argument], ...]."""
+    if not isinstance(value, list):
+        raise DataError(where, key, f"expected a list, got {type(value).__name__}")
+    for i, entry in enumerate(value):
+        if not isinstance(entry, list) or len(entry) != 2 or entry[0] not in initial.things:
+            raise DataError(where, f"{key}[{i}]", f"expected [a thing's name, target], got {entry!r}")
+    return tuple((name, extra) for name, extra in value)
+
+
+def _reading(where: str, data: dict, initial: HmtState) -> Reading:
+    """The generator's reading of the request, the sets and the human's plan, as their files keep them."""
+    plan = data["_possible_solution"]
+    if not isinstance(plan, list):
+        raise DataError(where, "_possible_solution", f"expected a list, got {type(plan).__name__}")
+    return Reading(
+        rsa_meaning=_meaning(where, "_rsa_meaning", data["_rsa_meaning"]),
+        objects_in_utterance=_objects(where, "_objects_in_utterance", data["_objects_in_utterance"], initial),
+        useful_objects=_objects(where, "_useful_objects", data["_useful_objects"], initial),
+        objects_in_rsa_meaning=_objects(where, "_objects_in_rsa_meaning", data["_objects_in_rsa_meaning"], initial),
+        possible_solution=tuple(_human_action(where, i, a, initial, "_possible_solution") for i, a in enumerate(plan)),
+    )
+
+
+def _meaning(where: str, key: str, value: object) -> Meaning:
     try:
         return Meaning.from_list(value)
     except ValueError as e:

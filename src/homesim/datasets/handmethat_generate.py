@@ -16,7 +16,7 @@ import random
 from collections import Counter
 from collections.abc import Callable
 
-from homesim.datasets.handmethat import HandMeThatEpisode, replay
+from homesim.datasets.handmethat import HandMeThatEpisode, Reading, replay
 from homesim.language.handmethat_commands import command
 from homesim.language.handmethat_pragmatics import Request, help_values, request, useful_objects
 from homesim.language.handmethat_speech import request as sentence
@@ -118,6 +118,7 @@ def _try(scene: HmtState, rng: random.Random, episode_id: str) -> tuple[HandMeTh
         level=asked.level,
         demo_actions=tuple(command(a, names) for a in demo),
         task_description=task_description(past, said),
+        reading=Reading(asked.reading, asked.in_utterance, asked.useful, asked.in_reading, tuple(plan)),
     )
     return episode, ""
 

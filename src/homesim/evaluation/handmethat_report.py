@@ -1,55 +1,91 @@
-"""HandMeThat's summary table in the layout of the paper's Tables 2 and 3: per hardness level (and per quest
-type), "score (success %, moves in successful episodes)", each figure's 95% bootstrap interval beside it."""
+"""HandMeThat's tables in the layout of the paper's Tables 2 and 3: a row per agent (or split), a column per
+hardness level 1 to 4 and one overall, under the observability they were run in (partially, fully); each
+cell the paper's "score (success %, moves in successful episodes)" with the 95% bootstrap intervals of
+the score and the success rate under it. `homesim evaluate --suite handmethat` prints one run's splits
+(with a column per quest type after the paper's); `homesim report RUN... --table handmethat` compares runs."""
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
 from rich.table import Table
 
+from homesim.evaluation.handmethat_metrics import HANDMETHAT_METRICS
+from homesim.evaluation.metrics import figures
+from homesim.evaluation.records import EpisodeRecord
 from homesim.evaluation.report import in_split_order
 
+LEVELS = tuple(f"level {n}" for n in range(1, 5))
+OVERALL = "overall"
+QUEST_TYPES = ("bring_me", "move_to", "change_state")
+SETTINGS = {"partial": "Partially Observable", "full": "Fully Observable"}  # the paper's order
 
-def _interval(figure: dict, scale: float) -> str:
-    interval = figure["ci95"]
-    return f" [{scale * interval[0]:.1f}, {scale * interval[1]:.1f}]" if interval else ""
+
+@dataclass(frozen=True)
+class PaperRow:
+    """One row: its label (an agent, a split) and, per observability it was run in, its figures per column
+    (`LEVELS`, `OVERALL`, quest types) as `metrics.figures` gives them."""
+
+    label: str
+    settings: Mapping[str, Mapping[str, dict]]  # observability -> column -> figures
 
 
-def paper_cell(figures: dict) -> str:
+def paper_cell(figures_: dict) -> str:
     """The paper's cell: "-40.0 (0.0%, N/A)"."""
-    score, success, moves = (figures[k]["value"] for k in ("score", "success_rate", "moves_in_success"))
+    score, success, moves = (figures_[k]["value"] for k in ("score", "success_rate", "moves_in_success"))
     if score is None:
         return "-"
     return f"{score:.1f} ({100 * success:.1f}%, {'N/A' if moves is None else f'{moves:.1f}'})"
 
 
-def _row(figures: dict) -> list[str]:
-    score, success, moves, asked = (figures[k] for k in ("score", "success_rate", "moves_in_success", "question_cost"))
-    return [
-        str(figures["episodes"]),
-        paper_cell(figures),
-        "-" if score["value"] is None else f"{score['value']:.1f}{_interval(score, 1)}",
-        "-" if success["value"] is None else f"{100 * success['value']:.1f}{_interval(success, 100)}",
-        "N/A" if moves["value"] is None else f"{moves['value']:.1f}{_interval(moves, 1)}",
-        "-" if asked["value"] is None else f"{asked['value']:.1f}",
-    ]
+def _interval(figures_: dict, name: str, scale: float = 1) -> str:
+    interval = figures_[name]["ci95"]
+    return f"{scale * interval[0]:.0f}..{scale * interval[1]:.0f}" if interval else "-"  # (narrow: many columns)
+
+
+def _cell(figures_: dict | None) -> str:
+    """The paper's cell, then the score's and the success rate's intervals and the episodes:
+    "15.2 (20.0%, 4.0)\n-5..45\n0..50%\nn=10"."""
+    if not figures_ or not figures_["episodes"]:
+        return "-"
+    intervals = f"{_interval(figures_, 'score')}\n{_interval(figures_, 'success_rate', 100)}%"
+    return f"{paper_cell(figures_)}\n{intervals}\nn={figures_['episodes']}"
+
+
+def level_figures(records: Sequence[EpisodeRecord], samples: int = 1000) -> dict[str, dict]:
+    """A run's figures per hardness level, overall and per quest type (all splits together)."""
+    groups: dict[str, list[EpisodeRecord]] = defaultdict(list)
+    for r in records:
+        groups[f"level {r.measures['level']}"].append(r)
+        groups[r.measures["quest_type"]].append(r)
+    found = {name: figures(rs, samples, HANDMETHAT_METRICS) for name, rs in groups.items()}
+    return found | {OVERALL: figures(list(records), samples, HANDMETHAT_METRICS)}
+
+
+def paper_table(rows: Sequence[PaperRow], title: str, quest_types: bool = False, first: str = "model") -> Table:
+    """The paper's layout: per observability present (partial first), a column per level and overall
+    (and per quest type when asked), a row per `PaperRow` (`first` heads the rows' labels)."""
+    settings = [s for s in SETTINGS if any(s in r.settings for r in rows)]
+    columns = [*LEVELS, OVERALL, *(QUEST_TYPES if quest_types else ())]
+    caption = "score (success %, moves in successes); the score's and the success rate's 95% CI; episodes"
+    table = Table(title=f"{title}: {' | '.join(SETTINGS[s] for s in settings)}", caption=caption)
+    table.add_column(first)
+    for setting in settings:
+        for column in columns:
+            table.add_column(f"{setting}\n{column}", justify="right")
+    for row in rows:
+        cells = [_cell(row.settings[s].get(c)) if s in row.settings else "" for s in settings for c in columns]
+        table.add_row(row.label, *cells, end_section=True)
+    return table
 
 
 def handmethat_table(summary: dict, title: str) -> Table:
-    """One row per split, then one per hardness level and one per quest type within it."""
-    table = Table(title=title)
-    columns = (
-        "split / level / quest type",
-        "episodes",
-        "score (success, moves)",
-        "score [95% CI]",
-        "success % [95% CI]",
-        "moves in successes [95% CI]",
-        "question cost",
-    )
-    for column in columns:
-        table.add_column(column, justify="left" if column.startswith("split") else "right")
-    for split, figures in in_split_order(summary["splits"]):
-        table.add_row(split or "(no split)", *_row(figures["all"]), style="bold")
-        groups = [*figures["by_level"].items(), *figures["by_quest_type"].items()]
-        for i, (group, by_group) in enumerate(groups):
-            table.add_row(f"  {group}", *_row(by_group), end_section=i == len(groups) - 1)
-    return table
+    """One run's summary (`homesim evaluate`): a row per split, a column per level, overall and quest type."""
+    observability = summary["config"].get("options", {}).get("observability", "partial")
+    rows = [
+        PaperRow(split or "(no split)", {observability: f["by_level"] | f["by_quest_type"] | {OVERALL: f["all"]}})
+        for split, f in in_split_order(summary["splits"])
+    ]
+    return paper_table(rows, title, quest_types=True, first="split")
