@@ -1,5 +1,7 @@
 """ALFRED's baseline tables: runs' figures land in the paper's layouts beside the paper's rows."""
 
+import json
+
 from rich.console import Console
 
 from homesim.evaluation.baselines_report import Run, baselines_tables
@@ -44,3 +46,20 @@ def test_a_run_without_the_unseen_fold_shows_dashes_and_subgoal_runs_fill_table_
     assert "by task type, unseen" not in out
     sub = next(line for line in out.splitlines() if "s2s sub-goals" in line)
     assert "50" in sub and "30" in sub and sub.rstrip("│ ").endswith("40")  # the average of what was measured
+
+
+def test_report_compares_alfred_runs_in_the_baselines_tables(tmp_path):
+    from typer.testing import CliRunner
+
+    from homesim.cli import app
+
+    runner = CliRunner()
+    for agent in ("random", "expert"):
+        assert runner.invoke(app, ["evaluate", "--agent", agent, "--out", str(tmp_path / agent)]).exit_code == 0
+    result = runner.invoke(app, ["report", str(tmp_path / "random"), str(tmp_path / "expert"), "--json",
+                                 str(tmp_path / "t.json")])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "Table 1" in result.output and "no seen or unseen split" in result.output
+    assert set(json.loads((tmp_path / "t.json").read_text())) == {"random", "expert"}
+    wrong = runner.invoke(app, ["report", str(tmp_path / "random"), "--table", "handmethat"])
+    assert wrong.exit_code == 1 and "Traceback" not in wrong.output

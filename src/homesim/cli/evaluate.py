@@ -150,7 +150,7 @@ def evaluate_command(
     console.print(f"records and summary written to {out}/")
 
 
-TABLES = ("handmethat",)  # tables that compare runs (`homesim report A B ... --table NAME`)
+TABLES = ("handmethat", "baselines")  # tables that compare runs (`homesim report A B ... --table NAME`)
 
 
 @app.command("report")
@@ -163,7 +163,11 @@ def report_command(
     ],
     table_name: Annotated[
         str | None,
-        typer.Option("--table", help="handmethat: the paper's Tables 2 and 3, a row per run (default with several)"),
+        typer.Option(
+            "--table",
+            help="handmethat: the paper's Tables 2 and 3; baselines: ALFRED's Tables 1, 3, 4 and A1; a row per run"
+            " (default with several runs: their suite's)",
+        ),
     ] = None,
     split: Annotated[str | None, typer.Option(help="--table: only this split's episodes (default: all)")] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="--table: also write its figures here")] = None,
@@ -178,8 +182,6 @@ def report_command(
 
     if table_name is not None and table_name not in TABLES:
         raise typer.BadParameter(f"{table_name!r}: known tables: {', '.join(TABLES)}", param_hint="--table")
-    if table_name is None and len(runs) > 1:
-        table_name = "handmethat"
     loaded = []
     for run in runs:
         out = run if run.is_dir() else run.parent
@@ -188,6 +190,11 @@ def report_command(
         except (OSError, DataError, TypeError, ValueError) as e:
             console.print(f"[red]cannot read the evaluation in {out}:[/] {e}")
             raise typer.Exit(1) from e
+    if table_name is None and len(loaded) > 1:
+        table_name = "baselines" if loaded[0][1].suite == "alfred" else "handmethat"
+    if table_name == "baselines":
+        _baselines(loaded, json_out)
+        return
     if table_name is not None:
         _compare(loaded, split, json_out)
         return
@@ -226,4 +233,25 @@ def _compare(loaded: list, split: str | None, json_out: Path | None) -> None:
     console.print(paper_table(table_rows, f"HandMeThat, {split or 'all splits'}"))
     if json_out is not None:
         json_out.write_text(json.dumps({"split": split, "rows": rows}, indent=1) + "\n")
+        console.print(f"figures written to {json_out}")
+
+
+def _baselines(loaded: list, json_out: Path | None) -> None:
+    """ALFRED's results tables over several runs (each labelled by its folder's name) beside the papers'."""
+    from homesim.evaluation.baselines_report import FOLDS, Run, baselines_tables
+    from homesim.evaluation.evaluate import summary_of
+
+    runs = []
+    for out, config, records in loaded:
+        if config.suite != "alfred":
+            console.print(f"[red]{out} is a {config.suite} evaluation:[/] --table baselines compares ALFRED runs")
+            raise typer.Exit(1)
+        runs.append(Run(out.name, summary_of(records, config)))
+        if not set(runs[-1].summary["splits"]) & {s for splits in FOLDS.values() for s in splits}:
+            others = ", ".join(runs[-1].summary["splits"])
+            console.print(f"[yellow]{out} has no seen or unseen split (ALFRED's valid_* or test_*), only: {others}[/]")
+    for table in baselines_tables(runs):
+        console.print(table)
+    if json_out is not None:
+        json_out.write_text(json.dumps({run.label: run.summary for run in runs}, indent=1) + "\n")
         console.print(f"figures written to {json_out}")
