@@ -12,9 +12,9 @@ worker raises or dies is tried once more (a dead worker is started again); a chu
 back as a `Failed` with the reason, and the rest of the run goes on. Locally, an exception ends the run as
 it would in one process.
 
-Ray: `ray start --head` on one machine, `ray start --address HEAD:6379` on the others, then any command
-with `--backend ray --ray-address auto`. Without an address a local Ray instance is started (and
-stopped at the end) with `workers` CPUs.
+Ray: `RAY_worker_niceness=0 ray start --head` on one machine, `RAY_worker_niceness=0 ray start --address
+HEAD:6379` on the others, then any command with `--backend ray --ray-address auto`. Without an address a
+local Ray instance is started (and stopped at the end) with `workers` CPUs.
 """
 
 from __future__ import annotations
@@ -82,15 +82,31 @@ TRIES = 2  # a chunk is tried twice, then reported as failed
 AHEAD = 2  # chunks sent per worker: the next one waits at hand when one finishes, with no round trip
 
 
+# Ray runs its workers at niceness 15 by default: beside any other work on a machine (local processes run at
+# 0) they get a fraction of a core. An instance homesim starts runs them at 0; a cluster's is set at `ray start`.
+RAY_SETTINGS = {"worker_niceness": 0}
+
+
+def start_ray(workers: Workers) -> None:
+    """Connects this process to the Ray cluster at `workers.address`, or starts a local instance of
+    `workers.count` CPUs (Ray's dashboard and worker logs left out: the command shows its own progress)."""
+    import ray
+
+    if workers.address is None:
+        ray.init(
+            num_cpus=workers.count, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
+            _system_config=RAY_SETTINGS,
+        )  # fmt: skip
+    else:
+        ray.init(address=workers.address, log_to_driver=False, logging_level="ERROR")
+
+
 def _on_ray(setup: Callable, shared: tuple, work: Callable, chunks: Sequence, workers: Workers):
     import ray
 
     started_here = not ray.is_initialized()
     if started_here:
-        if workers.address is None:
-            ray.init(num_cpus=workers.count, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
-        else:
-            ray.init(address=workers.address, log_to_driver=False, logging_level="ERROR")
+        start_ray(workers)
     try:
         yield from _schedule(setup, shared, work, chunks, workers.count)
     finally:
