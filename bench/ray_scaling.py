@@ -188,7 +188,8 @@ def main() -> None:
         figures["runs"].append(
             {
                 "load": load, "one_local_s": one, "two_ray_s": two, "ratio": one / two, "same_bytes": same,
-                "two_local_s": local, "local_ratio": one / local, "cpu_s": census.groups, "one_local_cpu_s": alone.groups["driver"], "worker_mean_s": timeline,
+                "two_local_s": local, "local_ratio": one / local, "one_local_cpu_s": alone.groups["driver"],
+                "cpu_s": census.groups, "worker_mean_s": timeline,
             }
         )  # fmt: skip
     console.print(scaling)
