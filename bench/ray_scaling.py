@@ -10,7 +10,8 @@ Its start-up is shown, with the ratio it would give if each Ray run paid it.
 
 Where a Ray run's time goes: CPU seconds of the driver, Ray's workers, Ray's own processes (GCS, raylet,
 dashboard, monitors, agents) and every other process on the machine, sampled from /proc, beside the CPU
-seconds of the one local process (the work itself); and from Ray's
+seconds of the one local process (the work itself); an instance at `--ray-address` counts with the others;
+and from Ray's
 task timeline, per worker: seconds until its first chunk began (placement group made, a worker process
 leased), the first chunk's argument deserialisation (Ray's serialization context, which imports pydantic,
 and the modules of the functions passed: homesim's evaluation), seconds running chunks (the first one
@@ -46,8 +47,8 @@ RAY_SYSTEM = ("gcs_server", "raylet", "dashboard", "monitor.py", "ray::Dashboard
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def cpu_seconds() -> dict[int, tuple[str, float]]:
-    """pid -> (command line, CPU seconds so far) of every process."""
+def cpu_seconds() -> dict[int, tuple[str, float, int]]:
+    """pid -> (command line, CPU seconds so far, parent pid) of every process."""
     found = {}
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
@@ -56,7 +57,7 @@ def cpu_seconds() -> dict[int, tuple[str, float]]:
         except OSError:  # it ended meanwhile
             continue
         fields = stat[stat.rindex(")") + 2 :].split()
-        found[int(pid)] = (command, (int(fields[11]) + int(fields[12])) / TICK)
+        found[int(pid)] = (command, (int(fields[11]) + int(fields[12])) / TICK, int(fields[1]))
     return found
 
 
@@ -79,10 +80,12 @@ class CpuCensus:
         self.thread.join()
         self.last.update(cpu_seconds())
         self.groups = {"driver": 0.0, "Ray workers": 0.0, "Ray's processes": 0.0, "others": 0.0}
-        for pid, (command, seconds) in self.last.items():
+        for pid, (command, seconds, _) in self.last.items():
             spent = seconds - self.first.get(pid, (command, 0.0))[1]
             if pid == os.getpid():
                 group = "driver"
+            elif not self._descends_from_driver(pid):  # another Ray instance's processes too
+                group = "others"
             elif any(name in command for name in RAY_SYSTEM):
                 group = "Ray's processes"
             elif command.startswith("ray::"):
@@ -90,6 +93,15 @@ class CpuCensus:
             else:
                 group = "others"
             self.groups[group] += spent
+
+
+    def _descends_from_driver(self, pid: int) -> bool:
+        """The instance the bench started is the driver's: its raylet and GCS are children, workers grandchildren."""
+        while pid in self.last and pid > 1:
+            if pid == os.getpid():
+                return True
+            pid = self.last[pid][2]
+        return False
 
 
 def worker_timeline(begin: float, end: float) -> dict[str, float]:
