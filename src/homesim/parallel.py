@@ -7,7 +7,7 @@ results in their own order, so what they write never depends on the backend or t
 
 On Ray, each chunk is a task in a placement group of `workers` CPUs, so at most that many run at once and
 the next chunk waits at hand when one finishes; a worker process is set up at the first chunk of a run it
-gets (and, kept by Ray, serves the next run with the callers' modules already imported). A chunk whose
+gets (Ray may keep a worker process from one run for the next: it is set up again). A chunk whose
 worker raises or dies is tried once more (a dead worker is started again); a chunk that fails twice comes
 back as a `Failed` with the reason, and the rest of the run goes on. Locally, an exception ends the run as
 it would in one process.
