@@ -56,14 +56,17 @@ class EvaluationConfig:
 
 
 def chunks_of(items: Sequence[WorkItem], splits: Mapping[str, Sequence]) -> list[list[WorkItem]]:
-    """The work items in chunks of one scene each, at most CHUNK long, in the order of each scene's first
-    item: a worker then works out a scene's pose and route tables once for a chunk, not once per item
-    (chunks of mixed scenes made two workers barely faster than one). A suite's work item starts with
-    (split, episode index); episodes that carry their own world (scene id None) are chunked in order."""
+    """The work items in chunks of one scene each, at most CHUNK long, longest first: a worker then works
+    out a scene's pose and route tables once for a chunk, not once per item (chunks of mixed scenes made
+    two workers barely faster than one), and the run ends on short chunks, so no worker waits long on
+    another's last one. Chunks of one length keep the order of their scenes' first items. A suite's work
+    item starts with (split, episode index); episodes that carry their own world (scene id None) are
+    chunked in order."""
     by_scene: dict[str | None, list[WorkItem]] = {}
     for item in items:
         by_scene.setdefault(splits[item[0]][item[1]].scene_id, []).append(item)
-    return [group[i : i + CHUNK] for group in by_scene.values() for i in range(0, len(group), CHUNK)]
+    chunks = [group[i : i + CHUNK] for group in by_scene.values() for i in range(0, len(group), CHUNK)]
+    return sorted(chunks, key=len, reverse=True)
 
 
 def _start_worker(splits: Mapping, scenes: Mapping, config: EvaluationConfig) -> SuiteRunner:
