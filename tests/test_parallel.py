@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,8 @@ from homesim.parallel import Workers, run_chunks
 
 ray = pytest.importorskip("ray")
 
-MARKS = Path(os.environ.setdefault("HOMESIM_TEST_MARKS", "/tmp/homesim-test-marks"))  # the Ray workers see it
+# a folder of this test run's own (concurrent runs must not share marks), which the Ray workers see too
+MARKS = Path(os.environ.setdefault("HOMESIM_TEST_MARKS", tempfile.mkdtemp(prefix="homesim-test-marks-")))
 os.environ["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")])
 
 
