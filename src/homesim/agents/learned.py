@@ -9,7 +9,12 @@ from pathlib import Path
 from homesim.agents.protocol import Agent
 
 # agent name in a checkpoint's `describe` -> "module:function(checkpoint: dict, seed: int) -> Agent"
-LEARNED: dict[str, str] = {}
+LEARNED: dict[str, str] = {
+    "handmethat_seq2seq": "homesim.learning.handmethat_seq2seq:load_seq2seq_agent",
+    "handmethat_seq2seq_goal": "homesim.learning.handmethat_seq2seq:load_seq2seq_agent",
+    "handmethat_seq2seq_subgoal": "homesim.learning.handmethat_seq2seq:load_seq2seq_agent",
+    "handmethat_drrn": "homesim.learning.handmethat_drrn:load_drrn_agent",
+}
 
 
 def is_checkpoint_spec(spec: str) -> bool:
