@@ -24,7 +24,8 @@ from homesim.learning.request import TrainRequest  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
-def _one_thread():
+def _small_and_one_thread(monkeypatch):
+    monkeypatch.setattr(handmethat_train, "MODEL", {"embed": 16, "hidden": 16})
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     yield
@@ -66,12 +67,12 @@ def test_demonstrations_are_the_expert_commands_with_what_the_model_reads(episod
 
 def test_seq2seq_learns_and_its_checkpoint_plays_an_episode(data, episodes, tmp_path):
     out = tmp_path / "s2s.pt"
-    _train(data, out, "seq2seq_goal", epochs=12)
+    _train(data, out, "seq2seq_goal", epochs=8, lr=1e-2)
     losses = _losses(out)
     assert losses[-1] < 0.5 * losses[0]
     agent = load_learned(out, seed=0, suite="handmethat")  # as `homesim evaluate --agent s2s.pt` does
     assert agent.needs_oracle == "goal"
-    env = HandMeThatEnv(episodes, observability="full")
+    env = HandMeThatEnv(episodes, observability="full", max_steps=6)
     record = run_handmethat_episode(env, agent, episodes[0], "train")
     assert record.commands == len(record.actions) >= 1
     assert all(isinstance(command, str) for command, _ in record.actions)
@@ -111,7 +112,7 @@ def test_drrn_chooses_only_admissible_commands_and_resumes_to_the_same_weights(d
     assert all(torch.equal(a[k], b[k]) for k in a)
 
     agent = DrrnAgent(load_checkpoint(whole))
-    env = HandMeThatEnv(episodes, observability="full")
+    env = HandMeThatEnv(episodes, observability="full", max_steps=8)
     commands_offered = []
 
     class Watch:
@@ -128,3 +129,22 @@ def test_drrn_chooses_only_admissible_commands_and_resumes_to_the_same_weights(d
     assert len(record.actions) == len(commands_offered) > 0
     assert all(said in offered for (said, _), offered in zip(record.actions, commands_offered, strict=True))
     assert all(record.action_success)
+
+
+def test_train_and_evaluate_from_the_command_line(data, tmp_path):
+    from typer.testing import CliRunner
+
+    from homesim.cli import app
+
+    out = tmp_path / "drrn.pt"
+    runner = CliRunner()
+    trained = runner.invoke(app, ["train", "--agent", "drrn", "--data", str(data), "--out", str(out), "--max-steps", "1"])
+    assert trained.exit_code == 0, trained.output
+    assert load_checkpoint(out)["describe"]["agent"] == "handmethat_drrn"
+    evaluated = runner.invoke(app, ["evaluate", "--agent", str(out), "--episodes", str(data), "--split", "test",
+                                    "--observability", "full", "--out", str(tmp_path / "eval")])  # fmt: skip
+    assert evaluated.exit_code == 0, evaluated.output
+    assert len((tmp_path / "eval" / "records.jsonl").read_text().splitlines()) == 1
+    refused = runner.invoke(app, ["train", "--agent", "seq2seq_pm", "--data", str(data), "--out", str(out)])
+    assert refused.exit_code == 1 and "Traceback" not in refused.output
+    assert refused.output.strip().splitlines()[-1].startswith("Error: --agent 'seq2seq_pm'")
