@@ -8,10 +8,14 @@ from pathlib import Path
 
 from homesim.agents.protocol import Agent
 
-# agent name in a checkpoint's `describe` -> "module:function(checkpoint: dict, seed: int) -> Agent"
-LEARNED: dict[str, str] = {
-    "seq2seq": "homesim.learning.alfred_agent:seq2seq_agent",
-    "seq2seq_pm": "homesim.learning.alfred_agent:seq2seq_agent",
+# (suite, agent) in a checkpoint's `describe` -> "module:function(checkpoint: dict, seed: int) -> Agent"
+LEARNED: dict[tuple[str, str], str] = {
+    ("alfred", "seq2seq"): "homesim.learning.alfred_agent:seq2seq_agent",
+    ("alfred", "seq2seq_pm"): "homesim.learning.alfred_agent:seq2seq_agent",
+    ("handmethat", "seq2seq"): "homesim.learning.handmethat_seq2seq:load_seq2seq_agent",
+    ("handmethat", "seq2seq_goal"): "homesim.learning.handmethat_seq2seq:load_seq2seq_agent",
+    ("handmethat", "seq2seq_subgoal"): "homesim.learning.handmethat_seq2seq:load_seq2seq_agent",
+    ("handmethat", "drrn"): "homesim.learning.handmethat_drrn:load_drrn_agent",
 }
 
 
@@ -29,7 +33,8 @@ def load_learned(path: str | Path, seed: int = 0, suite: str = "alfred") -> Agen
     if not checkpoint["finished"]:
         raise ValueError(f"{path}: training has not finished (step {checkpoint['step']}): run homesim train again")
     name = describe.get("agent")
-    if name not in LEARNED:
-        raise ValueError(f"{path}: no builder for a {name!r} checkpoint; known: {', '.join(LEARNED) or 'none'}")
-    module, _, function = LEARNED[name].partition(":")
+    if (suite, name) not in LEARNED:
+        known = ", ".join(agent for s, agent in LEARNED if s == suite)
+        raise ValueError(f"{path}: no {suite} agent is built from a {name!r} checkpoint; known: {known}")
+    module, _, function = LEARNED[suite, name].partition(":")
     return getattr(importlib.import_module(module), function)(checkpoint, seed)

@@ -14,7 +14,10 @@ from rich.table import Table
 from homesim.cli.common import app, console
 
 # suite -> "module:function(request) -> TrainResult", imported only when used: the CLI starts without torch
-TRAINERS: dict[str, str] = {"alfred": "homesim.learning.alfred_train:train_alfred"}
+TRAINERS: dict[str, str] = {
+    "alfred": "homesim.learning.alfred_train:train_alfred",
+    "handmethat": "homesim.learning.handmethat_train:train_handmethat",
+}
 FRAMES_FORMAT = "homesim-alfred-frames"
 
 
@@ -41,7 +44,9 @@ def suite_of_data(data: Path) -> str:
 
 @app.command("train")
 def train_command(
-    agent: Annotated[str, typer.Option(help="the model: seq2seq, seq2seq_pm, moca (ALFRED); drrn, ... (HandMeThat)")],
+    agent: Annotated[
+        str, typer.Option(help="ALFRED: seq2seq, seq2seq_pm; HandMeThat: seq2seq, seq2seq_goal, seq2seq_subgoal, drrn")
+    ],
     data: Annotated[Path, typer.Option(exists=True, help="an ALFRED frames folder or HandMeThat episodes")],
     out: Annotated[Path, typer.Option(help="the checkpoint file; an unfinished one of the same run is resumed")],
     epochs: Annotated[int, typer.Option(min=1)] = 1,

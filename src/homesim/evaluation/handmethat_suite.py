@@ -7,13 +7,15 @@ request, and what the robot sees), `task` (the human's actions and request), `ad
 `step`, `score`, and whether its last command worked; it answers with a command (`AgentAction("move to
 cabinet")`, or the bare string); `Stop` (or "stop") gives up. An agent that asks for hints
 (`needs_expert_hints`) also sees `expert_command`, the live expert's next command from the current state
-(None when it has no way to the goal). A record's `measures` hold the score, moves, question cost and
+(None when it has no way to the goal). An oracle variant of a learned baseline (`needs_oracle`: "goal" or
+"subgoal", a key of `ORACLES`) also sees `oracle`, that hidden formula of the episode, as the paper's
+Seq2Seq+goal and +subgoal are told it; no other agent sees it. A record's `measures` hold the score, moves, question cost and
 count, hardness level and quest type that the metrics (`handmethat_metrics`) read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from homesim.agents.protocol import Agent, AgentAction, TaskSpec
@@ -27,6 +29,13 @@ if TYPE_CHECKING:
     from homesim.evaluation.evaluate import EvaluationConfig
 
 WorkItem = tuple[str, int]  # split, episode index
+
+# what the oracle variants are told, in HandMeThat's goal language: the human's hidden goal, or the part of
+# it the request serves (their episode files' `_goal` and `_subgoal`)
+ORACLES: dict[str, Callable[[HandMeThatEpisode], str]] = {
+    "goal": lambda episode: episode.goal,
+    "subgoal": lambda episode: episode.subgoal,
+}
 
 
 def work_items(splits: Mapping[str, Sequence[HandMeThatEpisode]], config: EvaluationConfig) -> list[WorkItem]:
@@ -48,6 +57,8 @@ def run_handmethat_episode(env: HandMeThatEnv, agent: Agent, episode: HandMeThat
     text, info = env.reset(options={"episode": episode})
     task = TaskSpec(episode_id=episode.id, goal=env.task, instructions=())
     hints = getattr(agent, "needs_expert_hints", False)
+    oracle = getattr(agent, "needs_oracle", None)
+    told = {"oracle": ORACLES[oracle](episode)} if oracle else {}
     commands, success, failures = [], [], []
     terminated = truncated = False
     broken = reset_agent(agent, lambda: task)
@@ -62,7 +73,7 @@ def run_handmethat_episode(env: HandMeThatEnv, agent: Agent, episode: HandMeThat
             "last_action_success": info["last_command_success"],
             "last_action_message": info["problem"],
         }
-        return observation | ({"expert_command": env.expert_command()} if hints else {})
+        return observation | told | ({"expert_command": env.expert_command()} if hints else {})
 
     while not (terminated or truncated):
         command, problem = None, broken

@@ -1,0 +1,150 @@
+"""HandMeThat's learned baselines: the demonstrations, Seq2Seq (+ oracles) and DRRN trained a few steps,
+checkpoints played through the evaluation suite, and resumption."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from homesim.agents.learned import load_learned  # noqa: E402
+from homesim.datasets.folder import write_dataset  # noqa: E402
+from homesim.datasets.handmethat_generate import generate  # noqa: E402
+from homesim.envs.handmethat import HandMeThatEnv  # noqa: E402
+from homesim.evaluation.handmethat_suite import run_handmethat_episode  # noqa: E402
+from homesim.learning.handmethat_data import Transcript, demonstrations  # noqa: E402
+from homesim.learning import handmethat_train  # noqa: E402
+from homesim.learning.handmethat_drrn import DrrnAgent, DrrnSettings  # noqa: E402
+from homesim.learning.handmethat_train import train_handmethat  # noqa: E402
+from homesim.learning.loop import TrainConfig, load_checkpoint  # noqa: E402
+from homesim.learning.request import TrainRequest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _small_and_one_thread(monkeypatch):
+    monkeypatch.setattr(handmethat_train, "MODEL", {"embed": 16, "hidden": 16})
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def episodes() -> list:
+    return generate(4, seed=0)[0]["train"]
+
+
+@pytest.fixture(scope="module")
+def data(episodes, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("hmt") / "data"
+    write_dataset(out, {"train": episodes, "test": episodes[:1]}, {}, {"test": True}, suite="handmethat")
+    return out
+
+
+def _train(data: Path, out: Path, agent: str, **config) -> object:
+    settings = {"epochs": 1, "batch_size": 4, "checkpoint_every": 2, "lr": 3e-3} | config
+    return train_handmethat(TrainRequest(agent, data, out, TrainConfig(**settings)))
+
+
+def _losses(out: Path) -> list[float]:
+    return [json.loads(line)["loss"] for line in Path(f"{out}.log.jsonl").read_text().splitlines()]
+
+
+def test_demonstrations_are_the_expert_commands_with_what_the_model_reads(episodes):
+    demos = demonstrations(episodes[:2], "full", oracle="subgoal")
+    first = [d for d in demos if d.episode_id == episodes[0].id]
+    env = HandMeThatEnv(episodes[:1], observability="full", expert_hints=True)
+    text, info = env.reset(options={"episode": 0})
+    assert first[0].command == info["expert_command"]
+    assert first[0].history == Transcript(text, env.task).text and env.task.strip() not in first[0].history
+    assert first[0].context.endswith("subgoal: " + episodes[0].subgoal)
+    assert first[1].history.startswith(first[0].history + " [SEP] " + first[0].command + " [SEP] ")
+    env.step(first[0].command)
+
+
+def test_seq2seq_learns_and_its_checkpoint_plays_an_episode(data, episodes, tmp_path):
+    out = tmp_path / "s2s.pt"
+    _train(data, out, "seq2seq_goal", epochs=8, lr=1e-2)
+    losses = _losses(out)
+    assert losses[-1] < 0.5 * losses[0]
+    agent = load_learned(out, seed=0, suite="handmethat")  # as `homesim evaluate --agent s2s.pt` does
+    assert agent.needs_oracle == "goal"
+    env = HandMeThatEnv(episodes, observability="full", max_steps=6)
+    record = run_handmethat_episode(env, agent, episodes[0], "train")
+    assert record.commands == len(record.actions) >= 1
+    assert all(isinstance(command, str) for command, _ in record.actions)
+
+
+def test_oracle_only_for_agents_that_ask(episodes):
+    seen = []
+
+    class Spy:
+        def __init__(self, oracle=None):
+            self.needs_oracle = oracle
+
+        def reset(self, task):
+            pass
+
+        def act(self, observation):
+            seen.append(observation.get("oracle"))
+            return "stop"
+
+    env = HandMeThatEnv(episodes, observability="full")
+    for spy in (Spy(), Spy("subgoal")):
+        run_handmethat_episode(env, spy, episodes[0], "train")
+    assert seen == [None, episodes[0].subgoal]
+
+
+def test_drrn_chooses_only_admissible_commands_and_resumes_to_the_same_weights(data, episodes, tmp_path, monkeypatch):
+    monkeypatch.setattr(handmethat_train, "DRRN", DrrnSettings(episodes_per_epoch=2, updates_per_epoch=4))
+    whole, stopped = tmp_path / "whole.pt", tmp_path / "stopped.pt"
+    _train(data, whole, "drrn", epochs=2)
+    _train(data, stopped, "drrn", epochs=2, max_steps=6)  # stops in epoch 2
+    checkpoint = torch.load(stopped, weights_only=True)
+    checkpoint["finished"], checkpoint["config"]["max_steps"] = False, None  # as if killed there
+    torch.save(checkpoint, stopped)
+    Path(f"{stopped}.plays.jsonl").write_text(Path(f"{stopped}.plays.jsonl").read_text() + '{"epoch": 1, "pl')
+    _train(data, stopped, "drrn", epochs=2)
+    a, b = load_checkpoint(whole)["model"], load_checkpoint(stopped)["model"]
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+    agent = DrrnAgent(load_checkpoint(whole))
+    env = HandMeThatEnv(episodes, observability="full", max_steps=8)
+    commands_offered = []
+
+    class Watch:
+        needs_oracle = None
+
+        def reset(self, task):
+            agent.reset(task)
+
+        def act(self, observation):
+            commands_offered.append(observation["admissible_commands"])
+            return agent.act(observation)
+
+    record = run_handmethat_episode(env, Watch(), episodes[1], "train")
+    assert len(record.actions) == len(commands_offered) > 0
+    assert all(said in offered for (said, _), offered in zip(record.actions, commands_offered, strict=True))
+    assert all(record.action_success)
+
+
+def test_train_and_evaluate_from_the_command_line(data, tmp_path):
+    from typer.testing import CliRunner
+
+    from homesim.cli import app
+
+    out = tmp_path / "drrn.pt"
+    runner = CliRunner()
+    trained = runner.invoke(app, ["train", "--agent", "drrn", "--data", str(data), "--out", str(out), "--max-steps", "1"])
+    assert trained.exit_code == 0, trained.output
+    assert load_checkpoint(out)["describe"]["agent"] == "drrn"
+    evaluated = runner.invoke(app, ["evaluate", "--agent", str(out), "--episodes", str(data), "--split", "test",
+                                    "--observability", "full", "--out", str(tmp_path / "eval")])  # fmt: skip
+    assert evaluated.exit_code == 0, evaluated.output
+    assert len((tmp_path / "eval" / "records.jsonl").read_text().splitlines()) == 1
+    refused = runner.invoke(app, ["train", "--agent", "seq2seq_pm", "--data", str(data), "--out", str(out)])
+    assert refused.exit_code == 1 and "Traceback" not in refused.output
+    assert refused.output.strip().splitlines()[-1].startswith("Error: --agent 'seq2seq_pm'")
