@@ -71,6 +71,18 @@ def test_a_killed_run_resumes_to_the_same_weights(tmp_path):
     assert result.log.read_text() == (tmp_path / "whole.pt.log.jsonl").read_text()
 
 
+def test_a_finished_run_given_more_steps_trains_on_to_the_weights_of_the_longer_run(tmp_path):
+    longer = model(0)
+    train(longer, mse, batches, tmp_path / "long.pt", TrainConfig(epochs=2, max_steps=11), DESCRIBE)
+    assert train(model(0), mse, batches, tmp_path / "m.pt", TrainConfig(epochs=2, max_steps=5), DESCRIBE).steps == 5
+    again = train(model(3), mse, batches, tmp_path / "m.pt", TrainConfig(epochs=2, max_steps=5), DESCRIBE)
+    assert again.steps == 5  # nothing more asked: left as it is
+    extended = model(3)
+    assert train(extended, mse, batches, tmp_path / "m.pt", TrainConfig(epochs=2, max_steps=11), DESCRIBE).steps == 11
+    for a, b in zip(longer.state_dict().values(), extended.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
+
+
 def test_max_steps_stops_early_and_another_runs_checkpoint_is_not_overwritten(tmp_path):
     out = tmp_path / "m.pt"
     assert train(model(0), mse, batches, out, TrainConfig(epochs=3, max_steps=4), DESCRIBE).steps == 4

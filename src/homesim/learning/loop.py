@@ -36,9 +36,13 @@ class TrainConfig:
     grad_clip: float | None = 1.0
 
     def same_run(self, other: dict) -> bool:
-        """Whether a checkpoint made with `other` continues this run (how often it is saved may differ)."""
-        mine = asdict(self) | {"checkpoint_every": None}
-        return mine == other | {"checkpoint_every": None}
+        """Whether a checkpoint made with `other` continues this run: how often it is saved and how long it
+        trains may differ (the first N steps of a longer run are those of a run of N steps)."""
+        free = dict.fromkeys(("checkpoint_every", "max_steps", "epochs"))
+        return asdict(self) | free == other | free
+
+    def allows_more(self, step: int, epoch: int) -> bool:
+        return epoch < self.epochs and (self.max_steps is None or step < self.max_steps)
 
 
 @dataclass(frozen=True)
@@ -108,8 +112,9 @@ def train(
     """Trains `model` on `batches(epoch, generator)` with `loss(model, batch)["loss"]`, saving to `out`.
 
     Build the model after `torch.manual_seed(config.seed)` so that its initial weights follow the seed. If
-    `out` holds a checkpoint of this run (same `describe` and config), training resumes from it; a finished
-    one is returned as it is. A checkpoint of another run is an error, not overwritten."""
+    `out` holds a checkpoint of this run (same `describe` and config but for the budget), training resumes
+    from it: after a kill, or, for a finished run given more epochs or steps, to train longer (the same weights
+    as a run given that budget from the start). A checkpoint of another run is an error, not overwritten."""
     out, started = Path(out), time.perf_counter()
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
     step, epoch, batch_index, finished, last_loss = 0, 0, 0, False, float("nan")
@@ -125,9 +130,11 @@ def train(
         optimizer.load_state_dict(checkpoint["optimizer"])
         torch.set_rng_state(checkpoint["rng"])
         step, epoch, batch_index = checkpoint["step"], checkpoint["epoch"], checkpoint["batch"]
-        finished, last_loss = checkpoint["finished"], checkpoint["loss"]
-        if finished:
-            return TrainResult(step, epoch, last_loss, _log_path(out), time.perf_counter() - started)
+        last_loss = checkpoint["loss"]
+        if not config.allows_more(step, epoch):  # nothing left to train within this budget
+            if checkpoint["finished"]:
+                return TrainResult(step, epoch, last_loss, _log_path(out), time.perf_counter() - started)
+            finished = True
         _keep_log_until(_log_path(out), step)
     else:
         out.parent.mkdir(parents=True, exist_ok=True)
