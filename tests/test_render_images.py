@@ -88,3 +88,18 @@ def test_a_frame_without_segmentation_says_so():
         frame = renderer.render(scene, states[0])
     with pytest.raises(ValueError, match="no segmentation"):
         frame.visible_ids()
+
+
+def test_renderers_in_one_process_each_draw_in_their_own_context():
+    """A renderer made later makes its OpenGL context current; one made earlier still draws its own images."""
+    scene, states = kitchen_views()
+    first = make_renderer(images=("rgb", "depth", "segmentation"))
+    alone = first.render(scene, states[0])
+    second = make_renderer(width=64, height=48, images=("depth",))
+    second.render(scene, states[1])
+    again = first.render(scene, states[0])
+    second.close()
+    after_close = first.render(scene, states[0])
+    first.close()
+    for frame in (again, after_close):
+        assert all(np.array_equal(getattr(frame, i), getattr(alone, i)) for i in IMAGES)

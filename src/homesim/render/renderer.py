@@ -178,6 +178,13 @@ class Renderer:
     def render(self, scene: Scene, state: State, agent: int = 0, only: Collection[str] | None = None) -> Frame:
         """The agent's view. With `only`, just those objects are drawn (no room, nothing in front of them):
         their amodal masks, as if nothing else were there."""
+        # OpenGL draws in whichever context is current, and a renderer made later made its own current: the
+        # two number their objects alike, so the wrong one would draw silently (and read back garbage where
+        # their attachments differ). The previous context is current again afterwards.
+        with self.ctx:
+            return self._render(scene, state, agent, only)
+
+    def _render(self, scene: Scene, state: State, agent: int, only: Collection[str] | None) -> Frame:
         me = state.agents[agent]
         eye = (me.x, scene.camera_height, me.z)
         drawables, structure = self._scene(scene)
