@@ -103,3 +103,13 @@ def test_renderers_in_one_process_each_draw_in_their_own_context():
     first.close()
     for frame in (again, after_close):
         assert all(np.array_equal(getattr(frame, i), getattr(alone, i)) for i in IMAGES)
+
+
+def test_a_renderer_uploads_a_scene_in_its_own_context():
+    """`objects` (outside `render`) uploads the scene's room in the renderer's context, whichever is current."""
+    scene, states = kitchen_views()
+    first = make_renderer(images=("rgb",))
+    make_renderer(images=("depth",)).close()  # made current, then released: no context is current
+    assert first.objects(scene, states[0]).object_ids
+    assert first.render(scene, states[0]).rgb.any()
+    first.close()

@@ -155,6 +155,10 @@ class Renderer:
 
     def objects(self, scene: Scene, state: State) -> ObjectDrawables:
         """The state's object instances, rebuilt only when its objects or what the agents hold change."""
+        with self.ctx:  # a new scene may be uploaded (see `render`); never nested: nesting it broke frames here
+            return self._drawn(scene, state)
+
+    def _drawn(self, scene: Scene, state: State) -> ObjectDrawables:
         drawables, _ = self._scene(scene)
         held = tuple(a.held for a in state.agents)
         cached = self._objects
@@ -188,7 +192,7 @@ class Renderer:
         me = state.agents[agent]
         eye = (me.x, scene.camera_height, me.z)
         drawables, structure = self._scene(scene)
-        drawn = self.objects(scene, state)
+        drawn = self._drawn(scene, state)
         hand = None
         if me.held is not None:
             axes = Camera.axes(me.yaw, me.horizon)
