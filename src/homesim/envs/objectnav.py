@@ -102,7 +102,8 @@ class ObjectNavEnv(gymnasium.Env):
         if self.pixels:
             from homesim.render import Renderer
 
-            self.renderer = Renderer(**embodiment.renderer_settings())
+            images = {"rgb": "rgb", "depth": "depth", "semantic": "segmentation"}  # sensor -> image drawn
+            self.renderer = Renderer(**embodiment.renderer_settings(), images=[images[p] for p in self.pixels])
         self._views: dict[str, Scene] = {}  # scenes seen from the embodiment's camera height
         height, width = embodiment.height, embodiment.width
         self.action_space = spaces.Discrete(len(ACTIONS))

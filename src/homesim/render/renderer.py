@@ -2,12 +2,15 @@
 
     renderer = Renderer()                      # ALFRED: 300x300, 90 degrees
     renderer = Renderer(**OBJECTNAV)           # 640x480, 79 degrees, depth clipped to [0.5, 5] m
+    renderer = Renderer(**OBJECTNAV, images=("rgb", "depth"))  # only what the sensors use
     frame = renderer.render(scene, state, agent=0)
     frame.rgb, frame.depth, frame.segmentation, frame.object_ids
 
 Every shape of one kind is drawn in one instanced call. A scene's floor, walls and ceiling are uploaded
 once; the objects' instances are rebuilt only when the state's objects change (a navigation step keeps
-them), so a frame costs little more than rasterising and reading back three images.
+them), so a frame costs little more than rasterising and reading back its images. Each image is a colour
+attachment that llvmpipe fills pixel by pixel, so a renderer draws only the `images` it was asked for;
+an image it draws is the same, to the bit, whichever others are drawn with it.
 """
 
 from __future__ import annotations
@@ -32,13 +35,16 @@ from homesim.render.drawables import (
     scene_drawables,
 )
 from homesim.render.meshes import BOX, OPEN_SHAPES, SHAPES, mesh
-from homesim.render.shaders import VERTEX_SHADER, fragment_shader
+from homesim.render.shaders import OUTPUTS, VERTEX_SHADER, fragment_shader
 from homesim.world.catalog import Catalog, alfred_catalog
 from homesim.world.scene import Scene
 from homesim.world.state import State
 
 ALFRED = {"width": 300, "height": 300, "fov": 90.0}
 OBJECTNAV = {"width": 640, "height": 480, "fov": 79.0, "depth_range": (0.5, 5.0)}
+IMAGES = tuple(OUTPUTS)  # rgb, depth, segmentation
+# image -> its colour attachment's components, its OpenGL data type, and the numpy type read back
+ATTACHMENTS = {"rgb": (4, "f1", np.uint8), "depth": (1, "f4", np.float32), "segmentation": (1, "i4", np.int32)}
 SCENES_KEPT = 8  # scenes whose static geometry stays uploaded
 GL_DEPTH_CLAMP = 0x864F
 
@@ -46,32 +52,40 @@ GL_DEPTH_CLAMP = 0x864F
 @dataclass(frozen=True)
 class Frame:
     """One egocentric observation. `segmentation` holds, per pixel, an index into `object_ids` (-1: floor,
-    walls, ceiling); the indices of a state's objects are the same in every frame of that state."""
+    walls, ceiling); the indices of a state's objects are the same in every frame of that state. An image
+    the renderer was not asked for is None."""
 
-    rgb: np.ndarray  # (H, W, 3) uint8
-    depth: np.ndarray  # (H, W) float32, metres along the optical axis
-    segmentation: np.ndarray  # (H, W) int32
+    rgb: np.ndarray | None  # (H, W, 3) uint8 (a view of the RGBA read back: no copy)
+    depth: np.ndarray | None  # (H, W) float32, metres along the optical axis
+    segmentation: np.ndarray | None  # (H, W) int32
     object_ids: tuple[str, ...]
+
+    @property
+    def _segmentation(self) -> np.ndarray:
+        if self.segmentation is None:
+            raise ValueError("this frame has no segmentation: make the Renderer with images including it")
+        return self.segmentation
 
     def index_of(self, object_id: str) -> int:
         return self.object_ids.index(object_id)
 
     def id_at(self, row: int, column: int) -> str | None:
         """The object seen at a pixel, or None (floor, walls, ceiling)."""
-        index = int(self.segmentation[row, column])
+        index = int(self._segmentation[row, column])
         return self.object_ids[index] if index >= 0 else None
 
     def mask(self, object_id: str) -> np.ndarray:
         """The object's pixels (its ground-truth interaction mask); all False if it is not in view."""
-        return self.segmentation == self.index_of(object_id)
+        return self._segmentation == self.index_of(object_id)
 
     def visible_ids(self) -> list[str]:
-        return [self.object_ids[i] for i in np.unique(self.segmentation) if i >= 0]
+        return [self.object_ids[i] for i in np.unique(self._segmentation) if i >= 0]
 
 
 class Renderer:
-    """Renders scenes from agents' cameras; one OpenGL context per renderer. Raises
-    `RenderingUnavailable` (one line) when no EGL context can be made."""
+    """Renders scenes from agents' cameras; one OpenGL context per renderer. `images`: which of rgb, depth
+    and segmentation to draw (all by default). Raises `RenderingUnavailable` (one line) when no EGL context
+    can be made."""
 
     def __init__(
         self,
@@ -80,7 +94,11 @@ class Renderer:
         fov: float = 90.0,
         depth_range: tuple[float, float] | None = None,
         catalog: Catalog | None = None,
+        images: Collection[str] = IMAGES,
     ) -> None:
+        if isinstance(images, str) or not images or set(images) - set(IMAGES):
+            raise ValueError(f"images={images!r}: give a non-empty collection of some of {', '.join(IMAGES)}")
+        self.images = tuple(image for image in IMAGES if image in images)
         self.camera = Camera(width, height, fov)
         self.depth_range = depth_range
         self.catalog = catalog or alfred_catalog()
@@ -89,7 +107,7 @@ class Renderer:
         # the camera would otherwise lose the part its lift brings nearer than the near plane.
         self.ctx.enable_direct(GL_DEPTH_CLAMP)
         self.programs = {
-            open_: self.ctx.program(vertex_shader=VERTEX_SHADER, fragment_shader=fragment_shader(open_))
+            open_: self.ctx.program(vertex_shader=VERTEX_SHADER, fragment_shader=fragment_shader(open_, self.images))
             for open_ in (False, True)
         }
         for program in self.programs.values():
@@ -100,11 +118,7 @@ class Renderer:
         self.counts = dict.fromkeys(SHAPES, 0)
         size = (width, height)
         self.fbo = self.ctx.framebuffer(
-            [
-                self.ctx.renderbuffer(size, 4, dtype="f1"),
-                self.ctx.renderbuffer(size, 1, dtype="f4"),
-                self.ctx.renderbuffer(size, 1, dtype="i4"),
-            ],
+            [self.ctx.renderbuffer(size, ATTACHMENTS[i][0], dtype=ATTACHMENTS[i][1]) for i in self.images],
             self.ctx.depth_renderbuffer(size),
         )
         self._scenes: OrderedDict[int, tuple[Scene, SceneDrawables, moderngl.VertexArray]] = OrderedDict()
@@ -112,12 +126,15 @@ class Renderer:
         self._uploaded: dict[str, np.ndarray] = {}
 
     def _vertex_array(self, shape: str, instances: moderngl.Buffer) -> moderngl.VertexArray:
+        # skip_errors: an attribute the images drawn do not need (i_index without segmentation) is
+        # compiled away, and its column is stepped over
         return self.ctx.vertex_array(
             self.programs[shape in OPEN_SHAPES],
             [
                 (self.meshes[shape], "3f 3f", "in_position", "in_normal"),
                 (instances, "3f 3f 3f 1f 1f 1f/i", "i_centre", "i_half", "i_colour", "i_index", "i_glows", "i_lift"),
             ],
+            skip_errors=True,
         )
 
     # --- per scene and per state ---------------------------------------------------------------------
@@ -138,6 +155,10 @@ class Renderer:
 
     def objects(self, scene: Scene, state: State) -> ObjectDrawables:
         """The state's object instances, rebuilt only when its objects or what the agents hold change."""
+        with self.ctx:  # a new scene may be uploaded (see `render`); never nested: nesting it broke frames here
+            return self._drawn(scene, state)
+
+    def _drawn(self, scene: Scene, state: State) -> ObjectDrawables:
         drawables, _ = self._scene(scene)
         held = tuple(a.held for a in state.agents)
         cached = self._objects
@@ -161,10 +182,17 @@ class Renderer:
     def render(self, scene: Scene, state: State, agent: int = 0, only: Collection[str] | None = None) -> Frame:
         """The agent's view. With `only`, just those objects are drawn (no room, nothing in front of them):
         their amodal masks, as if nothing else were there."""
+        # OpenGL draws in whichever context is current, and a renderer made later made its own current: the
+        # two number their objects alike, so the wrong one would draw silently (and read back garbage where
+        # their attachments differ). The previous context is current again afterwards.
+        with self.ctx:
+            return self._render(scene, state, agent, only)
+
+    def _render(self, scene: Scene, state: State, agent: int, only: Collection[str] | None) -> Frame:
         me = state.agents[agent]
         eye = (me.x, scene.camera_height, me.z)
         drawables, structure = self._scene(scene)
-        drawn = self.objects(scene, state)
+        drawn = self._drawn(scene, state)
         hand = None
         if me.held is not None:
             axes = Camera.axes(me.yaw, me.horizon)
@@ -199,16 +227,20 @@ class Renderer:
 
     def _read(self, object_ids: tuple[str, ...]) -> Frame:
         w, h = self.camera.width, self.camera.height
-        rgb = np.empty((h, w, 3), dtype=np.uint8)
-        depth = np.empty((h, w), dtype=np.float32)
-        segmentation = np.empty((h, w), dtype=np.int32)
-        self.fbo.read_into(rgb, components=3, attachment=0)
-        self.fbo.read_into(depth, components=1, attachment=1, dtype="f4")
-        self.fbo.read_into(segmentation, components=1, attachment=2, dtype="i4")
-        segmentation -= 1
-        if self.depth_range is not None:
-            np.clip(depth, *self.depth_range, out=depth)
-        return Frame(rgb, depth, segmentation, object_ids)
+        images = dict.fromkeys(IMAGES)
+        for attachment, image in enumerate(self.images):
+            components, dtype, numpy_type = ATTACHMENTS[image]
+            pixels = np.empty((h, w, components)[: 2 + (components > 1)], dtype=numpy_type)
+            self.fbo.read_into(pixels, components=components, attachment=attachment, dtype=dtype)
+            images[image] = pixels
+        if images["rgb"] is not None:
+            # RGBA is read as it is stored (Mesa converts to RGB at 4x the cost) and the alpha left out
+            images["rgb"] = images["rgb"][:, :, :3]
+        if images["segmentation"] is not None:
+            images["segmentation"] -= 1
+        if images["depth"] is not None and self.depth_range is not None:
+            np.clip(images["depth"], *self.depth_range, out=images["depth"])
+        return Frame(images["rgb"], images["depth"], images["segmentation"], object_ids)
 
     def close(self) -> None:
         self.ctx.release()

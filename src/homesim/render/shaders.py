@@ -1,5 +1,7 @@
-"""The renderer's GLSL: instanced unit shapes, flat shading, and three outputs per pixel (colour, depth
+"""The renderer's GLSL: instanced unit shapes, flat shading, and up to three outputs per pixel (colour, depth
 along the optical axis, object index + 1, so that the cleared 0 means nothing)."""
+
+from collections.abc import Sequence
 
 VERTEX_SHADER = """
 #version 330
@@ -35,30 +37,36 @@ void main() {
 }
 """
 
+# What each image's output declares and writes: only the images a renderer was asked for are outputs,
+# since llvmpipe pays per pixel for every colour attachment it writes.
+OUTPUTS = {
+    "rgb": ("vec4 f_colour", "f_colour = vec4(gl_FrontFacing ? v_colour : 0.5 * v_colour, 1.0);"),
+    "depth": ("float f_depth", "f_depth = v_depth;"),
+    "segmentation": ("int f_index", "f_index = v_index;"),
+}
+
 FRAGMENT_SHADER = """
 #version 330
 in vec3 v_colour;
 in float v_depth;
 flat in int v_index;
 flat in int v_around_eye;
-layout(location = 0) out vec4 f_colour;
-layout(location = 1) out float f_depth;
-layout(location = 2) out int f_index;
-void main() {
+{outputs}
+void main() {{
 #ifdef OPEN_SHAPES
     // Open shapes are drawn double-sided, so their inside shows (darker) through the opening; but a
     // rough extent can hold the camera itself, and from in there its inside would fill the view.
     if (!gl_FrontFacing && v_around_eye == 1) discard;
 #endif
-    f_colour = vec4(gl_FrontFacing ? v_colour : 0.5 * v_colour, 1.0);
-    f_depth = v_depth;
-    f_index = v_index;
-}
+{writes}
+}}
 """
 
 
-def fragment_shader(open_shapes: bool) -> str:
-    """`discard` only where needed: it keeps the rasteriser from testing depth early."""
-    return FRAGMENT_SHADER.replace(
-        "#version 330", "#version 330\n#define OPEN_SHAPES" if open_shapes else "#version 330"
-    )
+def fragment_shader(open_shapes: bool, images: Sequence[str]) -> str:
+    """The fragment shader writing `images` (to colour attachments 0, 1, ... in that order); `discard` only
+    where needed: it keeps the rasteriser from testing depth early."""
+    outputs = "\n".join(f"layout(location = {i}) out {OUTPUTS[image][0]};" for i, image in enumerate(images))
+    writes = "\n".join(f"    {OUTPUTS[image][1]}" for image in images)
+    source = FRAGMENT_SHADER.format(outputs=outputs, writes=writes)
+    return source.replace("#version 330", "#version 330\n#define OPEN_SHAPES") if open_shapes else source
