@@ -6,7 +6,8 @@ facts as ALFWorld's hand-coded expert asks, over valid_seen's 187 ALFWorld games
 step), measured in the same run, one process each.
 
     pip install -e ".[bench]"   # TextWorldExpress runs on Java: apt-get install -y default-jre-headless
-    python bench/text_speed.py [--steps 20000] [--warmup 10000] [--homesim-warmup 150000] [--cold] [--json out.json]
+    python bench/text_speed.py [--steps 20000] [--warmup 10000] [--homesim-warmup 150000] [--cold [--fresh-cache]]
+        [--json out.json]
 
 The agent says a random admissible command every step (seeded) and starts a new episode when one ends
 (won, lost, or 50 commands: the text env's budget, imposed on the others too). Resets are timed apart:
@@ -18,8 +19,11 @@ TextWorld and TextWorldExpress (Java's JIT settles within a few thousand), `--ho
 keeps what it works out per scene and per object (the random agent meets most of valid_seen's 88 scenes
 within 20,000 steps). `--cold` times homesim from its first step instead (no warm-up, a fresh env: every
 scene is entered for the first time during the timed steps; a reset that enters a new scene builds its
-pose and route tables, so the columns with resets counted say what that costs), against the others after
-their warm-up. A competitor that cannot run here is skipped with a line saying why.
+pose and route tables, or reads them from the disk cache where an earlier run left them
+(`homesim.world.scene_cache`: `$HOMESIM_CACHE`, by default ~/.cache/homesim; a line under the table says
+for how many scenes), so the columns with resets counted say what that costs), against the others after
+their warm-up. `--fresh-cache` starts homesim with an empty cache, so that every scene's tables are built
+during the timed steps. A competitor that cannot run here is skipped with a line saying why.
 ALFWorld's own engine (TextWorld's PDDL env with fast-downward) does not install here: its row is the
 speed measured on a machine like this one (`../shared/REFERENCE-FACTS.md`: 15 steps/s with admissible
 commands), not a run.
@@ -29,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import tempfile
@@ -41,6 +46,8 @@ from rich.table import Table
 
 from homesim.datasets.alfred_episodes import import_alfred
 from homesim.envs.alfred_text import MAX_COMMANDS, AlfredTextEnv
+from homesim.world import scene_cache
+from homesim.world.views import version as views_version
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "alfred"
 HOMESIM = "homesim"
@@ -77,8 +84,11 @@ def play(reset: Reset, step: Step, rng: random.Random, steps: int) -> dict:
     }
 
 
-def homesim_game(trajectories: Path, layouts: Path, seed: int) -> tuple[Reset, Step]:
+def homesim_game(trajectories: Path, layouts: Path, seed: int, notes: dict) -> tuple[Reset, Step]:
     splits, scenes, _ = import_alfred(trajectories, layouts)
+    kept = [scene_cache.path_of(s, "views", views_version()) for s in scenes.values()]
+    notes["cached_scenes"] = sum(path is not None and path.is_file() for path in kept)
+    notes["scenes"], notes["cache"] = len(scenes), str(scene_cache.folder())
     env = AlfredTextEnv([e for es in splits.values() for e in es], scenes)
     env.reset(seed=seed)  # seeds the env's episode draws; `play` resets again
 
@@ -161,15 +171,21 @@ def main() -> None:
     parser.add_argument("--homesim-warmup", type=int, default=150_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cold", action="store_true", help="homesim from its first step, no warm-up")
+    parser.add_argument(
+        "--fresh-cache", action="store_true", help="homesim's scene tables built in the timed steps (an empty cache)"
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if args.cold:
         args.homesim_warmup = 0
     console = Console(width=100)
     figures: dict[str, dict] = {}
+    notes: dict = {}
     with tempfile.TemporaryDirectory() as folder:
+        if args.fresh_cache:
+            os.environ["HOMESIM_CACHE"] = str(Path(folder) / "scene-cache")
         games = {
-            HOMESIM: (lambda: homesim_game(args.trajectories, args.layouts, args.seed), args.homesim_warmup),
+            HOMESIM: (lambda: homesim_game(args.trajectories, args.layouts, args.seed, notes), args.homesim_warmup),
             ALFWORLD_API: (lambda: alfworld_api_game(args.trajectories, args.layouts), args.homesim_warmup),
             "TextWorld": (lambda: textworld_game(Path(folder)), args.warmup),
             "TextWorldExpress": (lambda: textworld_express_game(args.seed), args.warmup),
@@ -220,6 +236,12 @@ def main() -> None:
         figures[name] = {"steps_per_s": speed, "alfworld_api_ratio": ratio}
         table.add_row(name, "-", "-", "-", f"{speed:,.0f}", "-", "-", f"AlfredTWEnv {ratio:,.0f}x")
     console.print(table)
+    if notes:
+        console.print(
+            f"homesim's scene tables (pose views, routes) were in the cache for {notes['cached_scenes']} of "
+            f"{notes['scenes']} scenes ({notes['cache']}); the others were built when first entered"
+        )
+        figures[HOMESIM] = {**figures.get(HOMESIM, {}), **notes}
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1))
 

@@ -14,18 +14,31 @@ listing a pose: a scene's tables cost a few milliseconds, so a scene met for the
 
 from __future__ import annotations
 
+import functools
+import inspect
 from typing import NamedTuple
 
 import numpy as np
 
-from homesim.planning.poses import LOOK_STEP, Pose, goal_horizons, looks, path_to_use, pose_of, seen_poses, shortest_path
-from homesim.planning.poses import use_poses
+from homesim.planning.poses import (
+    LOOK_STEP,
+    Pose,
+    goal_horizons,
+    looks,
+    path_to_use,
+    pose_of,
+    seen_poses,
+    shortest_path,
+    use_poses,
+)
 from homesim.world import actions as A
+from homesim.world import scene_cache
 from homesim.world.catalog import Catalog
 from homesim.world.geometry import HORIZONS, YAW_STEP, YAWS, enclosed
 from homesim.world.scene import Scene
 from homesim.world.state import State
 from homesim.world.views import pose_views
+from homesim.world.views import version as views_version
 
 MOVES = (A.MOVE_AHEAD, A.ROTATE_LEFT, A.ROTATE_RIGHT)  # in the search's order; choice 3 is to stay
 ACTION = 4096  # a route's cost: actions (looks included) * ACTION + moves and turns
@@ -112,12 +125,25 @@ class UseRoutes:
 
     def prepare(self, state: State) -> None:
         """Builds the tables of every fixed object at once (the env does as it enters a scene), so that no
-        `go to` pays for one; their searches run side by side."""
-        self._build([(f, None) for f in self.scene.fixed if (f, None) not in self.tables], state)
+        `go to` pays for one; their searches run side by side. They are read from the disk cache
+        (`world.scene_cache`) where an earlier run left them."""
+        keys = [(f, None) for f in self.scene.fixed if (f, None) not in self.tables]
+        if not keys:
+            return
+        wanted = self._wanted(keys, state)
+        whole = len(keys) == len(self.scene.fixed) and not any(self._hidden(state, f) for f, _ in keys)
+        shape = (self.spots, len(keys) * len(HORIZONS))
+        choices = scene_cache.load(self.scene, "routes", _version(), shape, np.dtype(np.int8)) if whole else None
+        if choices is None:
+            choices = self._choices(wanted)
+            if whole:
+                scene_cache.store(self.scene, "routes", _version(), choices)
+        self._keep(keys, wanted, choices)
 
     def _table(self, state: State, target: str, also: str | None) -> _Table:
         if (target, also) not in self.tables:
-            self._build([(target, also)], state)
+            wanted = self._wanted([(target, also)], state)
+            self._keep([(target, also)], wanted, self._choices(wanted))
         return self.tables[target, also]
 
     def _order(self, target: str, also: str | None) -> dict[tuple[int, int, int], list[int]]:
@@ -133,19 +159,23 @@ class UseRoutes:
     def _hidden(self, state: State, target: str) -> bool:
         return enclosed(state, self.catalog, target) is not None or state.holder_of(target) is not None
 
-    def _build(self, keys: list[tuple[str, str | None]], state: State) -> None:
-        """The tables of `keys` (target, also), found together: per table, backwards from the use poses."""
-        if not keys:
-            return
-        views, n, width = pose_views(self.scene), self.spots, len(HORIZONS)
-        wanted = np.zeros((len(keys), n, width), dtype=bool)
+    def _wanted(self, keys: list[tuple[str, str | None]], state: State) -> np.ndarray:
+        """The use poses of `keys` (target, also): bool (keys, spots, horizons)."""
+        views, width = pose_views(self.scene), len(HORIZONS)
+        wanted = np.zeros((len(keys), self.spots, width), dtype=bool)
         for k, (target, also) in enumerate(keys):
             if not (self._hidden(state, target) or (also is not None and self._hidden(state, also))):
                 seen = views.fixed_seen[target] if also is None else views.fixed_seen[target] & views.fixed_seen[also]
-                wanted[k] = seen.reshape(n, width)
-        finish = np.where(wanted[..., None], _LOOKS, FAR).min(axis=2)  # (keys, spots, start horizons)
-        # Spots first, so that following a move gathers whole rows of (keys x start horizons) costs.
-        cost = np.full((n + 1, len(keys) * width), FAR, dtype=np.int32)  # row n, beyond a wall, stays FAR
+                wanted[k] = seen.reshape(self.spots, width)
+        return wanted
+
+    def _choices(self, wanted: np.ndarray) -> np.ndarray:
+        """The tables of several targets' use poses, found together, backwards from them: per spot and
+        (target, start horizon), the first action of the best route (3: stay and look)."""
+        n, width = self.spots, len(HORIZONS)
+        finish = np.where(wanted[..., None], _LOOKS, FAR).min(axis=2)  # (targets, spots, start horizons)
+        # Spots first, so that following a move gathers whole rows of (targets x start horizons) costs.
+        cost = np.full((n + 1, len(wanted) * width), FAR, dtype=np.int32)  # row n, beyond a wall, stays FAR
         cost[:n] = finish.transpose(1, 0, 2).reshape(n, -1)
         ends = cost[:n].copy()
         ahead, left, right = self.following
@@ -155,15 +185,24 @@ class UseRoutes:
             if np.array_equal(relaxed, cost[:n]):
                 break
             cost[:n] = relaxed
-        # The first action of the best route: the first best option in the search's order (a finish
-        # costs a multiple of ACTION and a move never does, so only moves tie).
-        best, choices = cost[ahead], np.zeros((n, len(keys) * width), dtype=np.int8)
+        # The first best option in the search's order (a finish costs a multiple of ACTION and a move
+        # never does, so only moves tie).
+        best, choices = cost[ahead], np.zeros((n, len(wanted) * width), dtype=np.int8)
         for choice, option in enumerate((cost[left], cost[right], ends - (ACTION + 1)), start=1):
             np.copyto(choices, choice, where=option < best)
             np.minimum(best, option, out=best)
-        choices = choices.reshape(n, len(keys), width)
+        return choices
+
+    def _keep(self, keys: list[tuple[str, str | None]], wanted: np.ndarray, choices: np.ndarray) -> None:
+        choices = choices.reshape(self.spots, len(keys), len(HORIZONS))
         for k, key in enumerate(keys):
             self.tables[key] = _Table(wanted[k], np.ascontiguousarray(choices[:, k]))
+
+
+@functools.cache
+def _version() -> str:
+    """The code the route tables come from, as the disk cache (`scene_cache`) tells them apart."""
+    return scene_cache.code_version(__file__, inspect.getfile(shortest_path)) + views_version()
 
 
 def _tied(horizons: list[int], start: int) -> bool:

@@ -4,7 +4,8 @@ An agent on the grid stands on a reachable cell, faces one of YAWS and pitches i
 HORIZONS, so a scene has (cells x 4 x 7) poses. Checking one new (pose, object) pair with `frustum.in_view`
 costs as much as a hundred lookups, and a random walk meets thousands of new pairs, so `PoseViews`
 checks each object from every pose at once with numpy and then only looks answers up: the fixed
-objects when the views are made, a movable object the first time it is met at a (class, position).
+objects when the views are made (or read from the disk cache, `scene_cache`, where an earlier run left
+them), a movable object the first time it is met at a (class, position).
 The vectorised test does the same floating-point operations as `in_view`, elementwise (and takes
 distances and angles with `math`, where numpy's functions may round differently), so its answers are
 `in_view`'s, bit for bit; tests compare the two on every pose of several floor plans.
@@ -12,10 +13,13 @@ distances and angles with `math`, where numpy's functions may round differently)
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 
 import numpy as np
 
+from homesim.world import frustum, scene_cache
 from homesim.world.catalog import Catalog
 from homesim.world.frustum import (
     HALF_FOV,
@@ -158,9 +162,13 @@ class PoseViews:
         self.cells = {(x, z): i for i, (x, z) in enumerate(self.positions.tolist())}
         self.camera_height = scene.camera_height
         self.fixed_ids = list(scene.fixed)
-        seen = in_view_poses([scene.fixed[i].box for i in self.fixed_ids], self.positions, self.camera_height)
         poses = len(self.positions) * POSES_PER_CELL
-        self._fixed_by_pose = seen.reshape(len(self.fixed_ids), poses).T.copy()  # (poses, fixed objects)
+        shape = (poses, len(self.fixed_ids))
+        self._fixed_by_pose = scene_cache.load(scene, "views", version(), shape, np.dtype(bool))  # (poses, fixed)
+        if self._fixed_by_pose is None:
+            seen = in_view_poses([scene.fixed[i].box for i in self.fixed_ids], self.positions, self.camera_height)
+            self._fixed_by_pose = seen.reshape(len(self.fixed_ids), poses).T.copy()
+            scene_cache.store(scene, "views", version(), self._fixed_by_pose)
         self.fixed_seen = dict(zip(self.fixed_ids, self._fixed_by_pose.T))  # fixed id -> in view from each pose
         self._fixed_at: dict[int, frozenset[str]] = {}
         # The cells (grid indices) in the order the scene's set of them iterates, as planning lists them.
@@ -241,6 +249,12 @@ class PoseViews:
         s, c = _PITCH_SIN, _PITCH_COS
         beside = np.abs(right)[..., None] - r > TAN_HALF_FOV * (c * (ahead_[..., None] + r) - s * t) + 1e-9
         return within[..., None, None] & ~beside
+
+
+@functools.cache
+def version() -> str:
+    """The code the fixed objects' answers come from, as the disk cache (`scene_cache`) tells them apart."""
+    return scene_cache.code_version(frustum.__file__, inspect.getfile(Scene), __file__)
 
 
 def pose_views(scene: Scene) -> PoseViews:
