@@ -7,7 +7,7 @@ step), measured in the same run, one process each.
 
     pip install -e ".[bench]"   # TextWorldExpress runs on Java: apt-get install -y default-jre-headless
     python bench/text_speed.py [--steps 20000] [--warmup 10000] [--homesim-warmup 150000] [--cold [--fresh-cache]]
-        [--json out.json]
+        [--games homesim TextWorldExpress] [--json out.json]
 
 The agent says a random admissible command every step (seeded) and starts a new episode when one ends
 (won, lost, or 50 commands: the text env's budget, imposed on the others too). Resets are timed apart:
@@ -53,6 +53,8 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "alfre
 HOMESIM = "homesim"
 ALFWORLD_API = "AlfredTWEnv"
 ALFWORLD_PDDL = ("ALFWorld PDDL (ref.)", 15.0)  # REFERENCE-FACTS.md, measured on this machine class
+
+GAMES = (HOMESIM, ALFWORLD_API, "TextWorld", "TextWorldExpress")
 
 Reset = Callable[[], list[str]]  # -> the admissible commands
 Step = Callable[[str], tuple[list[str], bool]]  # command -> the admissible commands, whether the episode ended
@@ -174,6 +176,7 @@ def main() -> None:
     parser.add_argument(
         "--fresh-cache", action="store_true", help="homesim's scene tables built in the timed steps (an empty cache)"
     )
+    parser.add_argument("--games", nargs="+", choices=GAMES, help="only these games (default: all)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if args.cold:
@@ -191,6 +194,8 @@ def main() -> None:
             "TextWorldExpress": (lambda: textworld_express_game(args.seed), args.warmup),
         }
         for name, (make, warmup) in games.items():
+            if args.games and name not in args.games:
+                continue
             begin = time.perf_counter()
             try:
                 reset, step = make()

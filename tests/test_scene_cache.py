@@ -82,7 +82,8 @@ def test_an_unreadable_or_misshapen_file_is_made_again(room, tmp_path, monkeypat
     else:
         np.save(path, expected[:-1])
     assert np.array_equal(made(fresh(scene)), expected)
-    assert np.array_equal(np.load(path), expected)  # and kept right for the next run
+    no_making(monkeypatch)
+    assert np.array_equal(made(fresh(scene)), expected)  # and kept right for the next run
 
 
 def test_off_or_unwritable_changes_nothing_but_speed(room, tmp_path, monkeypatch):
@@ -102,3 +103,14 @@ def test_the_default_folder(monkeypatch, tmp_path):
     monkeypatch.delenv("HOMESIM_CACHE")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert scene_cache.folder() == tmp_path / "homesim"
+
+
+def test_a_full_folder_keeps_no_more(room, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOMESIM_CACHE", str(tmp_path))
+    monkeypatch.setattr(scene_cache, "MAX_FILES", 2)
+    monkeypatch.setattr(scene_cache, "_counts", {})
+    scene, state = room
+    route_tables(fresh(scene), state)
+    expected = made(fresh(generate_room("Kitchen", 4)[0]))
+    assert len(list(tmp_path.iterdir())) == 2
+    assert np.array_equal(made(fresh(generate_room("Kitchen", 4)[0])), expected)

@@ -8,7 +8,9 @@ The folder is `$HOMESIM_CACHE`, else `$XDG_CACHE_HOME/homesim`, else `~/.cache/h
 `Scene.to_dict` writes, and the order of its fixed objects) and of the source of the code that makes
 the table, so an edited scene or an edited rule never reads an old answer. A file that cannot be read
 or does not have the expected shape is made again; files are written whole (a temporary file, then
-renamed), so processes sharing the folder never see half of one.
+renamed), so processes sharing the folder never see half of one. The folder keeps at most MAX_FILES
+tables (two per scene, about 70 kB for one of ALFRED's), so that generating many scenes cannot fill a
+disk: past that, new tables are no longer kept (delete the folder to start afresh).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ import numpy as np
 from homesim.world.scene import Scene
 
 OFF = "off"
+MAX_FILES = 2000
+_counts: dict[Path, int] = {}  # files in each folder, counted once per process, then as this process adds
 
 
 def folder() -> Path | None:
@@ -77,6 +81,10 @@ def store(scene: Scene, name: str, version: str, table: np.ndarray) -> None:
         return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        if path.parent not in _counts:
+            _counts[path.parent] = sum(1 for _ in path.parent.glob("*.npy"))
+        if _counts[path.parent] >= MAX_FILES:
+            return
         handle, written = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     except OSError:
         return
@@ -84,5 +92,6 @@ def store(scene: Scene, name: str, version: str, table: np.ndarray) -> None:
         with os.fdopen(handle, "wb") as out:
             np.save(out, table, allow_pickle=False)
         os.replace(written, path)
+        _counts[path.parent] += 1
     except OSError:
         Path(written).unlink(missing_ok=True)

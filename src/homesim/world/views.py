@@ -163,12 +163,13 @@ class PoseViews:
         self.camera_height = scene.camera_height
         self.fixed_ids = list(scene.fixed)
         poses = len(self.positions) * POSES_PER_CELL
-        shape = (poses, len(self.fixed_ids))
-        self._fixed_by_pose = scene_cache.load(scene, "views", version(), shape, np.dtype(bool))  # (poses, fixed)
-        if self._fixed_by_pose is None:
+        packed = scene_cache.load(scene, "views", version(), (poses, -(-len(self.fixed_ids) // 8)), np.dtype(np.uint8))
+        if packed is not None:  # kept as bits
+            self._fixed_by_pose = np.unpackbits(packed, axis=1, count=len(self.fixed_ids)).astype(bool)
+        else:
             seen = in_view_poses([scene.fixed[i].box for i in self.fixed_ids], self.positions, self.camera_height)
-            self._fixed_by_pose = seen.reshape(len(self.fixed_ids), poses).T.copy()
-            scene_cache.store(scene, "views", version(), self._fixed_by_pose)
+            self._fixed_by_pose = seen.reshape(len(self.fixed_ids), poses).T.copy()  # (poses, fixed objects)
+            scene_cache.store(scene, "views", version(), np.packbits(self._fixed_by_pose, axis=1))
         self.fixed_seen = dict(zip(self.fixed_ids, self._fixed_by_pose.T))  # fixed id -> in view from each pose
         self._fixed_at: dict[int, frozenset[str]] = {}
         # The cells (grid indices) in the order the scene's set of them iterates, as planning lists them.
