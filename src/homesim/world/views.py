@@ -40,6 +40,9 @@ _YAW_INDEX = {yaw: i for i, yaw in enumerate(YAWS)}
 _HORIZON_INDEX = {horizon: j for j, horizon in enumerate(HORIZONS)}
 _SIN, _COS = (np.array(v) for v in zip(*map(sin_cos, YAWS)))  # per yaw
 _PITCH_SIN, _PITCH_COS = (np.array(v) for v in zip(*map(sin_cos, HORIZONS)))  # per horizon
+# Metres behind the camera a point can be in view, per metre below it: looking down by the largest
+# horizon, the view reaches HALF_FOV further, past the vertical by this angle (if at all).
+BEHIND = math.tan(math.radians(max(0.0, max(HORIZONS) + HALF_FOV - 90)))
 MOVABLE_BYTES = 4 * 2**20  # per scene, for movable objects' answers; past it they are forgotten and redone
 
 
@@ -90,11 +93,17 @@ def _columns_seen(dx, dz, pair_of, t0, t1) -> np.ndarray:
     seen = np.zeros((len(t0), len(YAWS), len(HORIZONS)), dtype=bool)
     inside = ~(dx * dx + dz * dz > VISIBILITY_DISTANCE**2)
     dx, dz, pair_of = dx[inside], dz[inside], pair_of[inside]
-    pairs, starts = np.unique(pair_of, return_index=True)  # the pairs with a column within reach
-    if not len(pairs):
+    ahead_ = dx * _SIN[:, None] + dz * _COS[:, None]  # (4 yaws, columns)
+    # Only the columns a yaw could see at some horizon are tested from it (about half): a point behind
+    # the camera is in view only when it looks down past the vertical, and then just behind its feet.
+    yaw, column = np.nonzero(ahead_ >= -BEHIND * np.maximum(-t0[pair_of], 0) - 1e-6)
+    if not len(column):
         return seen
-    sin, cos = _SIN[:, None], _COS[:, None]
-    ahead_, right = dx * sin + dz * cos, np.abs(dx * cos - dz * sin)  # (4 yaws, columns)
+    ahead_, dx, dz, pair_of = ahead_[yaw, column], dx[column], dz[column], pair_of[column]
+    right = np.abs(dx * _COS[yaw] - dz * _SIN[yaw])
+    group = yaw * len(t0) + pair_of  # (yaw, pair), in order
+    starts = np.flatnonzero(np.concatenate([[True], group[1:] != group[:-1]]))
+    pairs, yaws = pair_of[starts], yaw[starts]
     t0, t1 = t0[pair_of], t1[pair_of]
     for j, horizon in enumerate(HORIZONS):
         upper, lower, conditions = view_limits(horizon)
@@ -106,7 +115,7 @@ def _columns_seen(dx, dz, pair_of, t0, t1) -> np.ndarray:
         hit = lo <= hi
         for row in conditions:
             hit &= ~(_row(row, ahead_, right) < 0)
-        seen[pairs, :, j] = np.logical_or.reduceat(hit, starts, axis=1).T
+        seen[pairs, yaws, j] = np.logical_or.reduceat(hit, starts)
     return seen
 
 
