@@ -114,3 +114,14 @@ def test_a_full_folder_keeps_no_more(room, tmp_path, monkeypatch):
     expected = made(fresh(generate_room("Kitchen", 4)[0]))
     assert len(list(tmp_path.iterdir())) == 2
     assert np.array_equal(made(fresh(generate_room("Kitchen", 4)[0])), expected)
+
+
+def test_a_table_made_by_other_code_is_replaced(room, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOMESIM_CACHE", str(tmp_path))
+    scene, _ = room
+    made(fresh(scene))
+    (older,) = tmp_path.iterdir()
+    monkeypatch.setattr(views, "version", lambda: "edited")
+    made(fresh(scene))
+    (newer,) = tmp_path.iterdir()
+    assert newer != older and newer.name.endswith("-views-edited.npy")

@@ -10,7 +10,8 @@ the table, so an edited scene or an edited rule never reads an old answer. A fil
 or does not have the expected shape is made again; files are written whole (a temporary file, then
 renamed), so processes sharing the folder never see half of one. The folder keeps at most MAX_FILES
 tables (two per scene, about 70 kB for one of ALFRED's), so that generating many scenes cannot fill a
-disk: past that, new tables are no longer kept (delete the folder to start afresh).
+disk: past that, new tables are no longer kept (delete the folder to start afresh). A table written
+replaces those of the same scene made by other code.
 """
 
 from __future__ import annotations
@@ -93,5 +94,9 @@ def store(scene: Scene, name: str, version: str, table: np.ndarray) -> None:
             np.save(out, table, allow_pickle=False)
         os.replace(written, path)
         _counts[path.parent] += 1
+        for older in path.parent.glob(f"{path.name.rsplit('-', 1)[0]}-*.npy"):  # made by other code: never read
+            if older != path:
+                older.unlink(missing_ok=True)
+                _counts[path.parent] -= 1
     except OSError:
         Path(written).unlink(missing_ok=True)
