@@ -97,9 +97,8 @@ class UseRoutes:
         if cell is None or yaw is None or start[3] not in HORIZONS:
             return path_to_use(self.scene, state, self.catalog, 0, target, also)
         table = self._table(state, target, also)
-        choices = table.choices
         column, spot, path = HORIZONS.index(start[3]), 4 * cell + yaw, []
-        while (choice := choices.item(spot, column)) < len(MOVES):
+        while (choice := table.choices.item(spot, column)) < len(MOVES):
             if len(path) > self.spots:  # a sound table shortens the route with every move
                 raise RuntimeError(f"the route table to {target} in {self.scene.id} runs in a loop")
             path.append(MOVES[choice])
@@ -113,7 +112,7 @@ class UseRoutes:
 
     def _movable_goals(self, state: State, target: str) -> set[Pose]:
         """`use_poses` of a movable object, which its class and position decide while it lies in view."""
-        if enclosed(state, self.catalog, target) is not None or state.holder_of(target) is not None:
+        if self._hidden(state, target):
             return set()
         o = state.objects[target]
         key = (o.cls, o.position)
@@ -157,6 +156,7 @@ class UseRoutes:
         return self.orders[target, also]
 
     def _hidden(self, state: State, target: str) -> bool:
+        """Shut in a closed receptacle or held: used from nowhere (`use_poses`)."""
         return enclosed(state, self.catalog, target) is not None or state.holder_of(target) is not None
 
     def _wanted(self, keys: list[tuple[str, str | None]], state: State) -> np.ndarray:
