@@ -10,14 +10,16 @@ Each step picks a navigation action, or (one step in three) an interaction with 
 agent can see; the visibility query that finds those objects is part of the cost measured. Every run
 is cold: a fresh process and a freshly built scene, whose pose tables (`homesim.world.views`: the fixed
 objects from every pose, then each movable object from every pose when first met) are made during the
-timed steps and counted in them; the table shows how long the fixed objects' table took. `--steps 5000`
-is mostly that cold start, `--steps 50000` mostly the warm engine.
+timed steps and counted in them (so the disk cache of scene tables, `homesim.world.scene_cache`, is off
+here); the table shows how long the fixed objects' table took. `--steps 5000` is mostly that cold start,
+`--steps 50000` mostly the warm engine.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import time
@@ -82,6 +84,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
+    os.environ["HOMESIM_CACHE"] = "off"  # every run makes its tables
     before = minigrid_steps_per_second(args.steps, args.seed)
     ours, success_rate, tables = homesim_steps_per_second(args.floor_plan, args.steps, args.seed)
     after = minigrid_steps_per_second(args.steps, args.seed)

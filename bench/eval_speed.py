@@ -2,7 +2,8 @@
 episodes) under ALFRED's protocol: 1 local process (the reference), then 2 local processes and 2 Ray
 workers on a local Ray instance, its start-up included, then again on an instance already running (as
 on a cluster started with `ray start`; its start-up is shown apart); each must write the reference's bytes.
-Each run starts from scenes without pose tables (`homesim.world.views`), as a fresh `homesim evaluate` does.
+Each run starts from scenes without pose tables (`homesim.world.views`), as a fresh `homesim evaluate` does
+without the disk cache of scene tables (`homesim.world.scene_cache`, off here, so no run reads what another wrote).
 
     python bench/eval_speed.py [--trajectories PATH] [--layouts DIR] [--json out.json]
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import pickle
 import sys
 import tempfile
@@ -43,6 +45,7 @@ def main() -> None:
     parser.add_argument("--layouts", type=Path, default=SHARED / "layouts")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
+    os.environ["HOMESIM_CACHE"] = "off"
     splits, scenes, _ = import_alfred(args.trajectories, args.layouts)
     episodes = len(work_items(splits, subgoals=False))
     table = Table(title=f"expert evaluation over {episodes} ALFRED episodes (records and summary written)")

@@ -1,6 +1,7 @@
 """Generation speed: ALFRED-style demonstrations (task sampling, placement, the expert's demonstration,
 three annotations) per second on procedural rooms, with 1 and 2 worker processes (target: at least 50
-per second on one core; ALFRED's 8,055 demonstrations should take minutes).
+per second on one core; ALFRED's 8,055 demonstrations should take minutes). The disk cache of scene tables
+(`homesim.world.scene_cache`) is off here, so the two runs build the same tables.
 
     python bench/generate_speed.py [--episodes 1000] [--json out.json]
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 
@@ -24,6 +26,7 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=1000)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
+    os.environ["HOMESIM_CACHE"] = "off"
     table = Table(title=f"generating {args.episodes} demonstrations on procedural rooms (rooms built in the timing)")
     for column in ("workers", "seconds", "demonstrations/s", "replaced tasks", "minutes for 8,055"):
         table.add_column(column, justify="right")

@@ -6,20 +6,26 @@ facts as ALFWorld's hand-coded expert asks, over valid_seen's 187 ALFWorld games
 step), measured in the same run, one process each.
 
     pip install -e ".[bench]"   # TextWorldExpress runs on Java: apt-get install -y default-jre-headless
-    python bench/text_speed.py [--steps 20000] [--warmup 10000] [--homesim-warmup 150000] [--cold] [--json out.json]
+    python bench/text_speed.py [--steps 20000] [--warmup 10000] [--homesim-warmup 150000] [--cold [--fresh-cache]]
+        [--games homesim TextWorldExpress] [--json out.json]
 
 The agent says a random admissible command every step (seeded) and starts a new episode when one ends
 (won, lost, or 50 commands: the text env's budget, imposed on the others too). Resets are timed apart:
 steps/s counts steps only, and the mean reset time is its own column ("with resets": steps/s with the
-resets' time counted; "homesim is": the ratio of steps/s, and in brackets of steps/s with resets).
+resets' time counted; "per CPU s": steps per second of CPU time, resets counted, of the game's process and
+the processes it started; "homesim is": the ratio of steps/s, and in brackets of steps/s with resets and of
+steps per CPU second).
 Setup (loading the episodes, generating and compiling the TextWorld game, starting Java) is timed apart.
 Before the timed steps, each game plays untimed warm-up steps, shown with their own speed: `--warmup` for
 TextWorld and TextWorldExpress (Java's JIT settles within a few thousand), `--homesim-warmup` for homesim, which
 keeps what it works out per scene and per object (the random agent meets most of valid_seen's 88 scenes
 within 20,000 steps). `--cold` times homesim from its first step instead (no warm-up, a fresh env: every
 scene is entered for the first time during the timed steps; a reset that enters a new scene builds its
-pose and route tables, so the columns with resets counted say what that costs), against the others after
-their warm-up. A competitor that cannot run here is skipped with a line saying why.
+pose and route tables, or reads them from the disk cache where an earlier run left them
+(`homesim.world.scene_cache`: `$HOMESIM_CACHE`, by default ~/.cache/homesim; a line under the table says
+for how many scenes), so the columns with resets counted say what that costs), against the others after
+their warm-up. `--fresh-cache` starts homesim with an empty cache, so that every scene's tables are built
+during the timed steps. A competitor that cannot run here is skipped with a line saying why.
 ALFWorld's own engine (TextWorld's PDDL env with fast-downward) does not install here: its row is the
 speed measured on a machine like this one (`../shared/REFERENCE-FACTS.md`: 15 steps/s with admissible
 commands), not a run.
@@ -29,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import tempfile
@@ -41,11 +48,15 @@ from rich.table import Table
 
 from homesim.datasets.alfred_episodes import import_alfred
 from homesim.envs.alfred_text import MAX_COMMANDS, AlfredTextEnv
+from homesim.world import scene_cache
+from homesim.world.views import version as views_version
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "alfred"
 HOMESIM = "homesim"
 ALFWORLD_API = "AlfredTWEnv"
 ALFWORLD_PDDL = ("ALFWorld PDDL (ref.)", 15.0)  # REFERENCE-FACTS.md, measured on this machine class
+
+GAMES = (HOMESIM, ALFWORLD_API, "TextWorld", "TextWorldExpress")
 
 Reset = Callable[[], list[str]]  # -> the admissible commands
 Step = Callable[[str], tuple[list[str], bool]]  # command -> the admissible commands, whether the episode ended
@@ -55,9 +66,29 @@ class Unavailable(Exception):
     """A competitor that cannot run here; the message says why."""
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process and of every process under it (TextWorldExpress's Java server), from /proc:
+    on a loaded machine a game of two processes gets more of it than one of one, so steps per CPU second
+    compare the games where steps/s cannot."""
+    total, pids = time.process_time(), [os.getpid()]
+    while pids:
+        pid = pids.pop()
+        try:
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                children = [int(c) for c in (task / "children").read_text().split()]
+                for child in children:
+                    fields = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()
+                    total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+                pids += children
+        except OSError:  # no /proc here, or a process that just ended
+            continue
+    return total
+
+
 def play(reset: Reset, step: Step, rng: random.Random, steps: int) -> dict:
     """Random admissible commands for `steps` steps; steps/s excludes the resets, which are timed apart."""
     resets, reset_seconds = 0, 0.0
+    cpu = cpu_seconds()
     begin = time.perf_counter()
     commands = reset()
     reset_seconds += time.perf_counter() - begin
@@ -69,7 +100,9 @@ def play(reset: Reset, step: Step, rng: random.Random, steps: int) -> dict:
             reset_seconds += time.perf_counter() - started
             resets += 1
     seconds = time.perf_counter() - begin
+    cpu = cpu_seconds() - cpu
     return {
+        "steps_per_cpu_s_with_resets": steps / cpu,
         "steps_per_s": steps / (seconds - reset_seconds),
         "steps_per_s_with_resets": steps / seconds,
         "resets": resets,
@@ -77,8 +110,11 @@ def play(reset: Reset, step: Step, rng: random.Random, steps: int) -> dict:
     }
 
 
-def homesim_game(trajectories: Path, layouts: Path, seed: int) -> tuple[Reset, Step]:
+def homesim_game(trajectories: Path, layouts: Path, seed: int, notes: dict) -> tuple[Reset, Step]:
     splits, scenes, _ = import_alfred(trajectories, layouts)
+    kept = [scene_cache.path_of(s, "views", views_version()) for s in scenes.values()]
+    notes["cached_scenes"] = sum(path is not None and path.is_file() for path in kept)
+    notes["scenes"], notes["cache"] = len(scenes), str(scene_cache.folder())
     env = AlfredTextEnv([e for es in splits.values() for e in es], scenes)
     env.reset(seed=seed)  # seeds the env's episode draws; `play` resets again
 
@@ -161,20 +197,29 @@ def main() -> None:
     parser.add_argument("--homesim-warmup", type=int, default=150_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cold", action="store_true", help="homesim from its first step, no warm-up")
+    parser.add_argument(
+        "--fresh-cache", action="store_true", help="homesim's scene tables built in the timed steps (an empty cache)"
+    )
+    parser.add_argument("--games", nargs="+", choices=GAMES, help="only these games (default: all)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if args.cold:
         args.homesim_warmup = 0
-    console = Console(width=100)
+    console = Console(width=120)
     figures: dict[str, dict] = {}
+    notes: dict = {}
     with tempfile.TemporaryDirectory() as folder:
+        if args.fresh_cache:
+            os.environ["HOMESIM_CACHE"] = str(Path(folder) / "scene-cache")
         games = {
-            HOMESIM: (lambda: homesim_game(args.trajectories, args.layouts, args.seed), args.homesim_warmup),
+            HOMESIM: (lambda: homesim_game(args.trajectories, args.layouts, args.seed, notes), args.homesim_warmup),
             ALFWORLD_API: (lambda: alfworld_api_game(args.trajectories, args.layouts), args.homesim_warmup),
             "TextWorld": (lambda: textworld_game(Path(folder)), args.warmup),
             "TextWorldExpress": (lambda: textworld_express_game(args.seed), args.warmup),
         }
         for name, (make, warmup) in games.items():
+            if args.games and name not in args.games:
+                continue
             begin = time.perf_counter()
             try:
                 reset, step = make()
@@ -198,12 +243,13 @@ def main() -> None:
     title = f"text games, random admissible commands, {args.steps:,} timed steps (homesim: valid_seen{cold})"
     table = Table(title=title)
     columns = ("game", "setup s", "warm-up steps", "warm-up steps/s", "steps/s", "ms/reset", "with resets")
-    for column in (*columns, "homesim is"):
+    for column in (*columns, "per CPU s", "homesim is"):
         table.add_column(column, justify="right")
     for name, f in figures.items():
         if ours:
             f["homesim_ratio"] = ours["steps_per_s"] / f["steps_per_s"]
             f["homesim_ratio_with_resets"] = ours["steps_per_s_with_resets"] / f["steps_per_s_with_resets"]
+            f["homesim_ratio_per_cpu_s"] = ours["steps_per_cpu_s_with_resets"] / f["steps_per_cpu_s_with_resets"]
         table.add_row(
             name,
             f"{f['setup_s']:.1f}",
@@ -212,14 +258,23 @@ def main() -> None:
             f"{f['steps_per_s']:,.0f}",
             f"{f['reset_ms']:.2f}",
             f"{f['steps_per_s_with_resets']:,.0f}",
-            f"{f['homesim_ratio']:.1f}x ({f['homesim_ratio_with_resets']:.1f}x)" if ours else "-",
+            f"{f['steps_per_cpu_s_with_resets']:,.0f}",
+            f"{f['homesim_ratio']:.1f}x ({f['homesim_ratio_with_resets']:.1f}x, {f['homesim_ratio_per_cpu_s']:.1f}x)"
+            if ours
+            else "-",
         )
     if ALFWORLD_API in figures:
         name, speed = ALFWORLD_PDDL
         ratio = figures[ALFWORLD_API]["steps_per_s"] / speed
         figures[name] = {"steps_per_s": speed, "alfworld_api_ratio": ratio}
-        table.add_row(name, "-", "-", "-", f"{speed:,.0f}", "-", "-", f"AlfredTWEnv {ratio:,.0f}x")
+        table.add_row(name, "-", "-", "-", f"{speed:,.0f}", "-", "-", "-", f"AlfredTWEnv {ratio:,.0f}x")
     console.print(table)
+    if notes:
+        console.print(
+            f"homesim's scene tables (pose views, routes) were in the cache for {notes['cached_scenes']} of "
+            f"{notes['scenes']} scenes ({notes['cache']}); the others were built when first entered"
+        )
+        figures[HOMESIM] = {**figures.get(HOMESIM, {}), **notes}
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1))
 

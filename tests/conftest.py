@@ -44,3 +44,13 @@ def alfred_trajectories() -> Path:
 def handmethat_samples() -> Path:
     """24 episode files made with HandMeThat's generator (bring_me; levels 1-3), in their JSON."""
     return require_shared(HANDMETHAT_DATA / "samples")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def scene_cache_folder(tmp_path_factory) -> Path:
+    """The disk cache of scene tables (`world.scene_cache`) in a folder of the session's own, so that tests
+    neither read what an older run left nor leave anything behind."""
+    folder = tmp_path_factory.mktemp("scene-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOMESIM_CACHE", str(folder))
+        yield folder

@@ -22,7 +22,8 @@ commands or `max_steps` low-level steps cut it short (`truncated`). `info` carri
 `low_level_actions` holds the embodied trajectory executed so far.
 
 Speed (`bench/text_speed.py`): routes to fixed places are read off per-scene tables (`planning.use_routes`,
-the same paths, built for every place when a reset first enters the scene), a path's moves are made in one
+the same paths, built for every place when a reset first enters the scene, or read from the disk cache of
+`world.scene_cache` where an earlier run left them), a path's moves are made in one
 go (`planning.poses.walk`), and what the objects show (places, descriptions, admissible commands) is worked
 out once per state of the objects.
 """

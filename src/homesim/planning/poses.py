@@ -18,7 +18,7 @@ from homesim.world.dynamics import HORIZON_MAX, HORIZON_MIN, LOOKS, TURNS
 from homesim.world.geometry import HORIZONS, YAW_STEP, YAWS, enclosed
 from homesim.world.scene import GRID_SIZE, Scene, to_cell
 from homesim.world.state import AgentState, State
-from homesim.world.views import pose_views
+from homesim.world.views import PoseViews, pose_views
 
 Pose = tuple[int, int, int, int]  # cell x, cell z, yaw, horizon
 _YAWS, _HORIZONS = np.array(YAWS), np.array(HORIZONS)
@@ -36,9 +36,12 @@ def use_poses(scene: Scene, state: State, catalog: Catalog, agent: int, target: 
         return set()
     views = pose_views(scene)
     if target in scene.fixed:
-        seen = views.fixed_seen[target]
-    else:
-        seen = views.movable_seen(state.objects[target].cls, state.objects[target].position, catalog)
+        return seen_poses(views, views.fixed_seen[target])
+    return seen_poses(views, views.movable_seen(state.objects[target].cls, state.objects[target].position, catalog))
+
+
+def seen_poses(views: PoseViews, seen: np.ndarray) -> set[Pose]:
+    """The poses `seen` (bool over the views' poses) marks, as a set."""
     # Cells in the scene set's order, then yaws, then horizons: the set's order breaks ties between goals.
     m, i, j = np.nonzero(seen.reshape(-1, len(YAWS), len(HORIZONS))[views.set_order])
     cells = views.set_cells[m]

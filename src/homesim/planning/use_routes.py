@@ -2,30 +2,58 @@
 
 A fixed object (a counter, a fridge, a lamp) is used from the same poses in every state, so per scene
 and object one backward search over the pose graph gives every (cell, yaw) spot, for each start horizon,
-its best first action; a route from any start then follows the table, and the many `go to` commands of
-a text game cost a table walk each. The route is the very path `poses.shortest_path` finds. Its
-breadth-first search ends at the use pose it meets first among those of the fewest actions (moves and
-turns, then the looks at the end), and reaches it by first-found parents: the lexicographically smallest
-such path, MoveAhead before RotateLeft before RotateRight. The table ranks a spot by the cost of its best
-finish (actions, then moves and turns) and picks the first action that keeps it: the same path.
+the cost of its best route; a route from any start then follows the costs down, and the many `go to`
+commands of a text game cost a table walk each. The route is the very path `poses.shortest_path` finds.
+Its breadth-first search ends at the use pose it meets first among those of the fewest actions (moves
+and turns, then the looks at the end), and reaches it by first-found parents: the lexicographically
+smallest such path, MoveAhead before RotateLeft before RotateRight. The table ranks a spot by the cost
+of its best finish (actions, then moves and turns) and the walk takes the first action that keeps it:
+the same path. The tables are numpy arrays made from the scene's pose views (`views.PoseViews`) without
+listing a pose: a scene's tables cost a few milliseconds, so a scene met for the first time is quick.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
+from typing import NamedTuple
+
 import numpy as np
 
-from homesim.planning.poses import LOOK_STEP, Pose, goal_horizons, looks, path_to_use, pose_of, shortest_path, use_poses
+from homesim.planning.poses import (
+    LOOK_STEP,
+    Pose,
+    goal_horizons,
+    looks,
+    path_to_use,
+    pose_of,
+    seen_poses,
+    shortest_path,
+    use_poses,
+)
 from homesim.world import actions as A
+from homesim.world import scene_cache
 from homesim.world.catalog import Catalog
 from homesim.world.geometry import HORIZONS, YAW_STEP, YAWS, enclosed
 from homesim.world.scene import Scene
 from homesim.world.state import State
+from homesim.world.views import pose_views
+from homesim.world.views import version as views_version
 
 MOVES = (A.MOVE_AHEAD, A.ROTATE_LEFT, A.ROTATE_RIGHT)  # in the search's order; choice 3 is to stay
 ACTION = 4096  # a route's cost: actions (looks included) * ACTION + moves and turns
 FAR = 2**30  # the cost where no use pose can be reached
 MOVABLE = 1000  # use-pose sets of movable objects kept per scene (cleared when full)
-_STARTS = np.array(HORIZONS, dtype=np.int32)
+_HORIZONS = np.array(HORIZONS)
+_LOOKS = (np.abs(_HORIZONS[:, None] - _HORIZONS) // LOOK_STEP * ACTION).astype(np.int32)  # (wanted, start horizon)
+_YAW_INDEX = {yaw: k for k, yaw in enumerate(YAWS)}
+
+
+class _Table(NamedTuple):
+    """One target's routes over the spots (cell index * 4 + yaw index) and start horizons (columns)."""
+
+    wanted: np.ndarray  # (spots, horizons) bool: the use poses
+    choices: np.ndarray  # (spots, start horizons) int8: the first action of the best route (3: stay and look)
 
 
 class UseRoutes:
@@ -37,19 +65,24 @@ class UseRoutes:
 
     def __init__(self, scene: Scene, catalog: Catalog) -> None:
         self.scene, self.catalog = scene, catalog
-        cells = sorted(scene.reachable)
-        self.spots = {(x, z, yaw): 4 * i + k for i, (x, z) in enumerate(cells) for k, yaw in enumerate(YAWS)}
-        n = len(self.spots)
-        self.neighbours = [[n, n, n] for _ in range(n)]  # where each of MOVES leads; n: into a wall
-        for (x, z, yaw), spot in self.spots.items():
-            dx, dz = YAW_STEP[yaw]
-            self.neighbours[spot] = [
-                self.spots.get((x + dx, z + dz, yaw), n),
-                self.spots[(x, z, (yaw - 90) % 360)],
-                self.spots[(x, z, (yaw + 90) % 360)],
-            ]
-        self.following = np.array(self.neighbours, dtype=np.int64).reshape(n, 3).T.copy()  # per move, for numpy
-        self.tables: dict[tuple[str, str | None], tuple[dict[int, list[int]], np.ndarray]] = {}
+        self.cells = sorted(scene.reachable)  # the views' order of cells
+        self.index = {cell: i for i, cell in enumerate(self.cells)}
+        self.spots = n = len(YAWS) * len(self.cells)
+        self.following = np.full((len(MOVES), n), n, dtype=np.int64)  # where each move leads; n: into a wall
+        if self.cells:
+            xz = np.array(self.cells, dtype=np.int64) - np.min(self.cells, axis=0) + 1
+            grid = np.full(xz.max(axis=0) + 2, -1, dtype=np.int64)  # cell indices, a margin of no cell around
+            grid[xz[:, 0], xz[:, 1]] = np.arange(len(self.cells))
+            for k, yaw in enumerate(YAWS):
+                dx, dz = YAW_STEP[yaw]
+                ahead = grid[xz[:, 0] + dx, xz[:, 1] + dz]
+                spots = np.arange(k, n, len(YAWS))
+                self.following[0, k::4] = np.where(ahead >= 0, 4 * ahead + k, n)
+                self.following[1, k::4] = spots - k + (k - 1) % 4
+                self.following[2, k::4] = spots - k + (k + 1) % 4
+        self.moves = self.following.tolist()  # the same, for walking a table in plain Python
+        self.tables: dict[tuple[str, str | None], _Table] = {}
+        self.orders: dict[tuple[str, str | None], dict[tuple[int, int, int], list[int]]] = {}
         self.movable: dict[tuple, set[Pose]] = {}  # (class, position) -> use poses
 
     def path(self, state: State, target: str, also: str | None = None) -> list[str] | None:
@@ -60,21 +93,26 @@ class UseRoutes:
         start = pose_of(state.agents[0])
         if target not in fixed:
             return shortest_path(self.scene, start, self._movable_goals(state, target))
-        if start[:3] not in self.spots or start[3] not in HORIZONS:
+        cell, yaw = self.index.get(start[:2]), _YAW_INDEX.get(start[2])
+        if cell is None or yaw is None or start[3] not in HORIZONS:
             return path_to_use(self.scene, state, self.catalog, 0, target, also)
-        horizons, choices = self._table(state, target, also)
-        column, spot, path = HORIZONS.index(start[3]), self.spots[start[:3]], []
-        while (choice := choices.item(spot, column)) < 3:
-            if len(path) > len(self.spots):  # a sound table shortens the route with every move
+        table = self._table(state, target, also)
+        column, spot, path = HORIZONS.index(start[3]), 4 * cell + yaw, []
+        while (choice := table.choices.item(spot, column)) < len(MOVES):
+            if len(path) > self.spots:  # a sound table shortens the route with every move
                 raise RuntimeError(f"the route table to {target} in {self.scene.id} runs in a loop")
             path.append(MOVES[choice])
-            spot = self.neighbours[spot][choice]
-        wanted = horizons.get(spot)
-        return None if wanted is None else path + looks(wanted, start[3])
+            spot = self.moves[choice][spot]
+        wanted = _HORIZONS[table.wanted[spot]].tolist()
+        if not wanted:
+            return None
+        if _tied(wanted, start[3]):  # which one the search looks to follows the order of its set of goals
+            wanted = self._order(target, also)[(*self.cells[spot // 4], YAWS[spot % 4])]
+        return path + looks(wanted, start[3])
 
     def _movable_goals(self, state: State, target: str) -> set[Pose]:
         """`use_poses` of a movable object, which its class and position decide while it lies in view."""
-        if enclosed(state, self.catalog, target) is not None or state.holder_of(target) is not None:
+        if self._hidden(state, target):
             return set()
         o = state.objects[target]
         key = (o.cls, o.position)
@@ -86,43 +124,88 @@ class UseRoutes:
 
     def prepare(self, state: State) -> None:
         """Builds the tables of every fixed object at once (the env does as it enters a scene), so that no
-        `go to` pays for one; their searches run side by side."""
-        self._build([(f, None) for f in self.scene.fixed if (f, None) not in self.tables], state)
-
-    def _table(self, state: State, target: str, also: str | None) -> tuple[dict[int, list[int]], np.ndarray]:
-        """The horizons wanted at each spot of a use pose, and per spot and start horizon the best choice."""
-        if (target, also) not in self.tables:
-            self._build([(target, also)], state)
-        return self.tables[target, also]
-
-    def _build(self, keys: list[tuple[str, str | None]], state: State) -> None:
-        """The tables of `keys` (target, also), found together: per table, backwards from the use poses."""
+        `go to` pays for one; their searches run side by side. They are read from the disk cache
+        (`world.scene_cache`) where an earlier run left them."""
+        keys = [(f, None) for f in self.scene.fixed if (f, None) not in self.tables]
         if not keys:
             return
-        n = len(self.spots)
-        finish = np.full((len(keys), len(_STARTS), n + 1), FAR, dtype=np.int32)  # looks left at a use pose
-        wanted_horizons = []
-        for k, (target, also) in enumerate(keys):
-            goals = use_poses(self.scene, state, self.catalog, 0, target)
+        wanted = self._wanted(keys, state)
+        whole = len(keys) == len(self.scene.fixed) and not any(self._hidden(state, f) for f, _ in keys)
+        shape = (self.spots, len(keys) * len(HORIZONS))
+        choices = scene_cache.load(self.scene, "routes", _version(), shape, np.dtype(np.int8)) if whole else None
+        if choices is None:
+            choices = self._choices(wanted)
+            if whole:
+                scene_cache.store(self.scene, "routes", _version(), choices)
+        self._keep(keys, wanted, choices)
+
+    def _table(self, state: State, target: str, also: str | None) -> _Table:
+        if (target, also) not in self.tables:
+            wanted = self._wanted([(target, also)], state)
+            self._keep([(target, also)], wanted, self._choices(wanted))
+        return self.tables[target, also]
+
+    def _order(self, target: str, also: str | None) -> dict[tuple[int, int, int], list[int]]:
+        """The horizons wanted at each spot in the order the search's set of goal poses lists them."""
+        if (target, also) not in self.orders:
+            views = pose_views(self.scene)
+            goals = seen_poses(views, views.fixed_seen[target])
             if also is not None:
-                goals &= use_poses(self.scene, state, self.catalog, 0, also)
-            horizons = {self.spots[s]: hs for s, hs in goal_horizons(goals).items() if s in self.spots}
-            spots = np.array([s for s, hs in horizons.items() for _ in hs], dtype=np.int64)
-            wanted = np.array([h for hs in horizons.values() for h in hs], dtype=np.int32)
-            np.minimum.at(finish[k].T, spots, np.abs(wanted[:, None] - _STARTS) // LOOK_STEP * ACTION)
-            wanted_horizons.append(horizons)
-        # Spots first, so that following a move gathers whole rows of (keys x start horizons) costs.
-        finish = finish.reshape(-1, n + 1).T.copy()
-        cost = finish.copy()  # row n, beyond a wall, stays FAR
+                goals &= seen_poses(views, views.fixed_seen[also])
+            self.orders[target, also] = goal_horizons(goals)
+        return self.orders[target, also]
+
+    def _hidden(self, state: State, target: str) -> bool:
+        """Shut in a closed receptacle or held: used from nowhere (`use_poses`)."""
+        return enclosed(state, self.catalog, target) is not None or state.holder_of(target) is not None
+
+    def _wanted(self, keys: list[tuple[str, str | None]], state: State) -> np.ndarray:
+        """The use poses of `keys` (target, also): bool (keys, spots, horizons)."""
+        views, width = pose_views(self.scene), len(HORIZONS)
+        wanted = np.zeros((len(keys), self.spots, width), dtype=bool)
+        for k, (target, also) in enumerate(keys):
+            if not (self._hidden(state, target) or (also is not None and self._hidden(state, also))):
+                seen = views.fixed_seen[target] if also is None else views.fixed_seen[target] & views.fixed_seen[also]
+                wanted[k] = seen.reshape(self.spots, width)
+        return wanted
+
+    def _choices(self, wanted: np.ndarray) -> np.ndarray:
+        """The tables of several targets' use poses, found together, backwards from them: per spot and
+        (target, start horizon), the first action of the best route (3: stay and look)."""
+        n, width = self.spots, len(HORIZONS)
+        finish = np.where(wanted[..., None], _LOOKS, FAR).min(axis=2)  # (targets, spots, start horizons)
+        # Spots first, so that following a move gathers whole rows of (targets x start horizons) costs.
+        cost = np.full((n + 1, len(wanted) * width), FAR, dtype=np.int32)  # row n, beyond a wall, stays FAR
+        cost[:n] = finish.transpose(1, 0, 2).reshape(n, -1)
+        ends = cost[:n].copy()
         ahead, left, right = self.following
         while True:  # until each spot costs its finish or one action more than its best neighbour
             relaxed = np.minimum(np.minimum(cost[ahead], cost[left]), cost[right]) + (ACTION + 1)
-            np.minimum(relaxed, finish[:n], out=relaxed)
+            np.minimum(relaxed, ends, out=relaxed)
             if np.array_equal(relaxed, cost[:n]):
                 break
             cost[:n] = relaxed
-        # a finish costs a multiple of ACTION and a move never does, so only moves tie: the first wins
-        options = np.stack([cost[ahead], cost[left], cost[right], finish[:n] - (ACTION + 1)])
-        choices = options.argmin(axis=0).astype(np.int8).reshape(n, len(keys), len(_STARTS))
-        for k, (key, horizons) in enumerate(zip(keys, wanted_horizons)):
-            self.tables[key] = horizons, np.ascontiguousarray(choices[:, k])
+        # The first best option in the search's order (a finish costs a multiple of ACTION and a move
+        # never does, so only moves tie).
+        best, choices = cost[ahead], np.zeros((n, len(wanted) * width), dtype=np.int8)
+        for choice, option in enumerate((cost[left], cost[right], ends - (ACTION + 1)), start=1):
+            np.copyto(choices, choice, where=option < best)
+            np.minimum(best, option, out=best)
+        return choices
+
+    def _keep(self, keys: list[tuple[str, str | None]], wanted: np.ndarray, choices: np.ndarray) -> None:
+        choices = choices.reshape(self.spots, len(keys), len(HORIZONS))
+        for k, key in enumerate(keys):
+            self.tables[key] = _Table(wanted[k], np.ascontiguousarray(choices[:, k]))
+
+
+@functools.cache
+def _version() -> str:
+    """The code the route tables come from, as the disk cache (`scene_cache`) tells them apart."""
+    return scene_cache.code_version(__file__, inspect.getfile(shortest_path)) + views_version()
+
+
+def _tied(horizons: list[int], start: int) -> bool:
+    """Whether two of `horizons` are equally near `start`, one above and one below."""
+    nearest = min(abs(h - start) for h in horizons)
+    return nearest > 0 and start - nearest in horizons and start + nearest in horizons

@@ -4,7 +4,8 @@ An agent on the grid stands on a reachable cell, faces one of YAWS and pitches i
 HORIZONS, so a scene has (cells x 4 x 7) poses. Checking one new (pose, object) pair with `frustum.in_view`
 costs as much as a hundred lookups, and a random walk meets thousands of new pairs, so `PoseViews`
 checks each object from every pose at once with numpy and then only looks answers up: the fixed
-objects when the views are made, a movable object the first time it is met at a (class, position).
+objects when the views are made (or read from the disk cache, `scene_cache`, where an earlier run left
+them), a movable object the first time it is met at a (class, position).
 The vectorised test does the same floating-point operations as `in_view`, elementwise (and takes
 distances and angles with `math`, where numpy's functions may round differently), so its answers are
 `in_view`'s, bit for bit; tests compare the two on every pose of several floor plans.
@@ -12,10 +13,13 @@ distances and angles with `math`, where numpy's functions may round differently)
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 
 import numpy as np
 
+from homesim.world import frustum, scene_cache
 from homesim.world.catalog import Catalog
 from homesim.world.frustum import (
     HALF_FOV,
@@ -36,6 +40,9 @@ _YAW_INDEX = {yaw: i for i, yaw in enumerate(YAWS)}
 _HORIZON_INDEX = {horizon: j for j, horizon in enumerate(HORIZONS)}
 _SIN, _COS = (np.array(v) for v in zip(*map(sin_cos, YAWS)))  # per yaw
 _PITCH_SIN, _PITCH_COS = (np.array(v) for v in zip(*map(sin_cos, HORIZONS)))  # per horizon
+# Metres behind the camera a point can be in view, per metre below it: looking down by the largest
+# horizon, the view reaches HALF_FOV further, past the vertical by this angle (if at all).
+BEHIND = math.tan(math.radians(max(0.0, max(HORIZONS) + HALF_FOV - 90)))
 MOVABLE_BYTES = 4 * 2**20  # per scene, for movable objects' answers; past it they are forgotten and redone
 
 
@@ -86,11 +93,17 @@ def _columns_seen(dx, dz, pair_of, t0, t1) -> np.ndarray:
     seen = np.zeros((len(t0), len(YAWS), len(HORIZONS)), dtype=bool)
     inside = ~(dx * dx + dz * dz > VISIBILITY_DISTANCE**2)
     dx, dz, pair_of = dx[inside], dz[inside], pair_of[inside]
-    pairs, starts = np.unique(pair_of, return_index=True)  # the pairs with a column within reach
-    if not len(pairs):
+    ahead_ = dx * _SIN[:, None] + dz * _COS[:, None]  # (4 yaws, columns)
+    # Only the columns a yaw could see at some horizon are tested from it (about half): a point behind
+    # the camera is in view only when it looks down past the vertical, and then just behind its feet.
+    yaw, column = np.nonzero(ahead_ >= -BEHIND * np.maximum(-t0[pair_of], 0) - 1e-6)
+    if not len(column):
         return seen
-    sin, cos = _SIN[:, None], _COS[:, None]
-    ahead_, right = dx * sin + dz * cos, np.abs(dx * cos - dz * sin)  # (4 yaws, columns)
+    ahead_, dx, dz, pair_of = ahead_[yaw, column], dx[column], dz[column], pair_of[column]
+    right = np.abs(dx * _COS[yaw] - dz * _SIN[yaw])
+    group = yaw * len(t0) + pair_of  # (yaw, pair), in order
+    starts = np.flatnonzero(np.concatenate([[True], group[1:] != group[:-1]]))
+    pairs, yaws = pair_of[starts], yaw[starts]
     t0, t1 = t0[pair_of], t1[pair_of]
     for j, horizon in enumerate(HORIZONS):
         upper, lower, conditions = view_limits(horizon)
@@ -102,7 +115,7 @@ def _columns_seen(dx, dz, pair_of, t0, t1) -> np.ndarray:
         hit = lo <= hi
         for row in conditions:
             hit &= ~(_row(row, ahead_, right) < 0)
-        seen[pairs, :, j] = np.logical_or.reduceat(hit, starts, axis=1).T
+        seen[pairs, yaws, j] = np.logical_or.reduceat(hit, starts)
     return seen
 
 
@@ -158,9 +171,14 @@ class PoseViews:
         self.cells = {(x, z): i for i, (x, z) in enumerate(self.positions.tolist())}
         self.camera_height = scene.camera_height
         self.fixed_ids = list(scene.fixed)
-        seen = in_view_poses([scene.fixed[i].box for i in self.fixed_ids], self.positions, self.camera_height)
         poses = len(self.positions) * POSES_PER_CELL
-        self._fixed_by_pose = seen.reshape(len(self.fixed_ids), poses).T.copy()  # (poses, fixed objects)
+        packed = scene_cache.load(scene, "views", version(), (poses, -(-len(self.fixed_ids) // 8)), np.dtype(np.uint8))
+        if packed is not None:  # kept as bits
+            self._fixed_by_pose = np.unpackbits(packed, axis=1, count=len(self.fixed_ids)).astype(bool)
+        else:
+            seen = in_view_poses([scene.fixed[i].box for i in self.fixed_ids], self.positions, self.camera_height)
+            self._fixed_by_pose = seen.reshape(len(self.fixed_ids), poses).T.copy()  # (poses, fixed objects)
+            scene_cache.store(scene, "views", version(), np.packbits(self._fixed_by_pose, axis=1))
         self.fixed_seen = dict(zip(self.fixed_ids, self._fixed_by_pose.T))  # fixed id -> in view from each pose
         self._fixed_at: dict[int, frozenset[str]] = {}
         # The cells (grid indices) in the order the scene's set of them iterates, as planning lists them.
@@ -241,6 +259,12 @@ class PoseViews:
         s, c = _PITCH_SIN, _PITCH_COS
         beside = np.abs(right)[..., None] - r > TAN_HALF_FOV * (c * (ahead_[..., None] + r) - s * t) + 1e-9
         return within[..., None, None] & ~beside
+
+
+@functools.cache
+def version() -> str:
+    """The code the fixed objects' answers come from, as the disk cache (`scene_cache`) tells them apart."""
+    return scene_cache.code_version(frustum.__file__, inspect.getfile(Scene), __file__)
 
 
 def pose_views(scene: Scene) -> PoseViews:
