@@ -24,7 +24,15 @@ from homesim.datasets.alfred import AlfredEpisode
 from homesim.envs.alfred import MAX_FAILS, AlfredEnv
 from homesim.evaluation.runner import task_spec
 from homesim.learning.alfred_agent import Seq2SeqAgent, downsize
-from homesim.learning.alfred_frames import STEP_DTYPE, Trajectory, _meta, class_names, shard_name, write_shard
+from homesim.learning.alfred_frames import (
+    STEP_DTYPE,
+    Trajectory,
+    class_names,
+    frames_meta,
+    shard_name,
+    trajectory_line,
+    write_shard,
+)
 from homesim.world.actions import ACTIONS, STOP
 from homesim.world.scene import Scene
 
@@ -63,16 +71,7 @@ def learner_trajectory(env: AlfredEnv, agent: Seq2SeqAgent, episode: AlfredEpiso
     for t, mask in enumerate(masks):
         if mask is not None:
             packed[t] = mask
-    ann = episode.annotations[annotation]
-    line = {
-        "id": episode.id,
-        "scene_id": episode.scene_id,
-        "task_type": episode.goal.task_type,
-        "start": 0,
-        "length": n,
-        "subgoals": 0,
-        "annotations": [{"goal": ann.task_desc, "instructions": list(ann.high_descs)}],
-    }
+    line = trajectory_line(episode, n, 0, episode.annotations[annotation : annotation + 1])
     return Trajectory(np.array(frames), packed, np.array(classes), np.array(steps, STEP_DTYPE), line)
 
 
@@ -95,7 +94,7 @@ def collect_round(
     write_shard(tmp / shard_name(0), trajectories, [], size)
     steps = sum(t.line["length"] for t in trajectories)
     settings = {"size": [size, size], "source": f"dagger round {round_}", "split": None, "limit": None}
-    meta = _meta(settings | {"shard_size": max(len(trajectories), 1)}, len(trajectories), steps, True)
+    meta = frames_meta(settings | {"shard_size": max(len(trajectories), 1)}, len(trajectories), steps, True)
     (tmp / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
     os.replace(tmp, out)
     return out

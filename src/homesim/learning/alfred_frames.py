@@ -69,6 +69,19 @@ def subgoal_count(episode: AlfredEpisode) -> int:
     return max(len(episode.subgoals), max(episode.expert_subgoal_index, default=-1) + 1)
 
 
+def trajectory_line(episode: AlfredEpisode, length: int, subgoals: int, annotations: Sequence) -> dict:
+    """A trajectory's line of its shard's trajectories.jsonl (`start` is set when the shard is written)."""
+    return {
+        "id": episode.id,
+        "scene_id": episode.scene_id,
+        "task_type": episode.goal.task_type,
+        "start": 0,
+        "length": length,
+        "subgoals": subgoals,
+        "annotations": [{"goal": a.task_desc, "instructions": list(a.high_descs)} for a in annotations],
+    }
+
+
 def render_trajectory(
     scene: Scene, episode: AlfredEpisode, renderer: Renderer, class_ids: dict[str, int]
 ) -> Trajectory:
@@ -100,16 +113,7 @@ def render_trajectory(
         state, event = step(scene, state, action, catalog=catalog)
         if not event.success:
             raise ReplayFailed(f"step {t} {action.name} {action.target or ''}: {event.message}")
-    line = {
-        "id": episode.id,
-        "scene_id": episode.scene_id,
-        "task_type": episode.goal.task_type,
-        "start": 0,
-        "length": n,
-        "subgoals": count,
-        "annotations": [{"goal": a.task_desc, "instructions": list(a.high_descs)} for a in episode.annotations],
-    }
-    return Trajectory(frames, masks, classes, steps, line)
+    return Trajectory(frames, masks, classes, steps, trajectory_line(episode, n, count, episode.annotations))
 
 
 def _save(path: Path, array: np.ndarray) -> None:
@@ -198,7 +202,7 @@ def _write_json(path: Path, value: dict) -> None:
     os.replace(tmp, path)
 
 
-def _meta(settings: dict, trajectories: int, steps: int, complete: bool) -> dict:
+def frames_meta(settings: dict, trajectories: int, steps: int, complete: bool) -> dict:
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -246,7 +250,7 @@ def extract_frames(
         raise ValueError(f"size={size}, shard_size={shard_size}: each at least 1")
     out = Path(out)
     settings = {"size": [size, size], "source": str(source), "split": split, "limit": limit, "shard_size": shard_size}
-    meta = _meta(settings, 0, 0, False)
+    meta = frames_meta(settings, 0, 0, False)
     _check_resumable(out, meta)
     read = read_episodes(source, layouts, split, "alfred")
     episodes = read.all()[:limit] if limit is not None else read.all()
@@ -273,7 +277,7 @@ def extract_frames(
     skipped = [{"id": e.where, "reason": str(e)} for e in read.skipped] + [s for o in ordered for s in o.skipped]
     (out / "skipped.jsonl").write_text("".join(json.dumps(s) + "\n" for s in skipped))
     trajectories, steps = sum(o.trajectories for o in ordered), sum(o.steps for o in ordered)
-    _write_json(out / "meta.json", _meta(settings, trajectories, steps, True))
+    _write_json(out / "meta.json", frames_meta(settings, trajectories, steps, True))
     stale = {p for p in out.glob("shard-*") if p.name not in {f.name for f, _ in chunks}}
     for path in stale:  # partial shards of a killed run (.tmp)
         shutil.rmtree(path)
