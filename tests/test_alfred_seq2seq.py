@@ -123,7 +123,7 @@ def test_a_checkpoint_plays_through_masks_the_same_way_each_time_it_is_loaded(fr
     assert records[0].end_reason in ("stop", "max_steps", "max_fails")
     agent = load_agent(str(out))
     assert agent.ablation == ablation
-    assert (agent.model.frames is None) == (ablation == "no_vision")
+    assert (agent.models[0].frames is None) == (ablation == "no_vision")
 
 
 def test_frames_are_downsized_at_pixel_centres_and_masks_never_come_back_empty():

@@ -12,6 +12,7 @@ from homesim.agents.protocol import Agent
 LEARNED: dict[tuple[str, str], str] = {
     ("alfred", "seq2seq"): "homesim.learning.alfred_agent:seq2seq_agent",
     ("alfred", "seq2seq_pm"): "homesim.learning.alfred_agent:seq2seq_agent",
+    ("alfred", "moca"): "homesim.learning.alfred_agent:moca_agent",
     ("handmethat", "seq2seq"): "homesim.learning.handmethat_seq2seq:load_seq2seq_agent",
     ("handmethat", "seq2seq_goal"): "homesim.learning.handmethat_seq2seq:load_seq2seq_agent",
     ("handmethat", "seq2seq_subgoal"): "homesim.learning.handmethat_seq2seq:load_seq2seq_agent",

@@ -2,8 +2,9 @@
 
 An agent gets a `TaskSpec` at the start of an episode and then, each step, an observation dict:
 `goal` (the high-level goal sentence), `instructions` (the step-by-step directives, one per line),
-`step`, `last_action_success`, `last_action_message`, in oracle mode `visible_objects` (the ids it can
-interact with now) and, when enabled, `rgb`, `depth`, `segmentation`. It answers with an
+`last_action_success` and `last_action_message` (the previous action's outcome, as AI2-THOR reports it),
+in oracle mode `visible_objects` (the ids it can interact with now) and, when enabled, `rgb`, `depth`,
+`segmentation`, `semantic`. It answers with an
 `AgentAction`: an action name (ALFRED's, see `homesim.world.actions`) and, for interactions, a target:
 an object id (oracle mode) or a boolean pixel mask (mask mode), as ALFRED's models do.
 
@@ -40,12 +41,15 @@ class TaskSpec:
 
 
 class Agent(Protocol):
+    """An agent may also have `follow(observation, action_name)`: in ALFRED's sub-goal evaluation it is shown
+    each teacher-forced expert step before it acts (as ALFRED feeds a model's decoder the expert's prefix)."""
+
     def reset(self, task: TaskSpec) -> None: ...
 
     def act(self, observation: dict) -> AgentAction: ...
 
 
-PIXELS = ("rgb", "depth", "segmentation")
+PIXELS = ("rgb", "depth", "segmentation", "semantic")
 LANGUAGE = ("goal", "instructions")
 
 # ALFRED's ablations (paper, Table 3): what each hides from the agent, in its observations and its task.

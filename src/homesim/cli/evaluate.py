@@ -45,7 +45,7 @@ def evaluate_command(
     interaction: Annotated[str, typer.Option(help="oracle (object ids) or mask (300x300 pixel masks)")] = "oracle",
     pixels: Annotated[
         str,
-        typer.Option(help="images agents see, comma-separated: rgb,depth,segmentation (objectnav: rgb,depth,semantic)"),
+        typer.Option(help="images agents see, comma-separated: rgb,depth,segmentation,semantic (objectnav: rgb,depth,semantic)"),
     ] = "",
     interface: Annotated[
         str, typer.Option(help="embodied (ALFRED's actions) or text (ALFWorld-style commands, homesim/ALFRED-Text-v0)")
@@ -110,7 +110,7 @@ def evaluate_command(
     images = tuple(p for p in pixels.split(",") if p)
     if interaction not in ("oracle", "mask"):
         raise typer.BadParameter(f"{interaction!r}: use oracle or mask", param_hint="--interaction")
-    allowed = ("rgb", "depth", "semantic") if suite == "objectnav" else ("rgb", "depth", "segmentation")
+    allowed = ("rgb", "depth", "semantic") if suite == "objectnav" else ("rgb", "depth", "segmentation", "semantic")
     if set(images) - set(allowed):
         raise typer.BadParameter(f"{pixels!r}: some of {','.join(allowed)}, comma-separated", param_hint="--pixels")
     if suite == "objectnav":

@@ -45,7 +45,7 @@ def suite_of_data(data: Path) -> str:
 @app.command("train")
 def train_command(
     agent: Annotated[
-        str, typer.Option(help="ALFRED: seq2seq, seq2seq_pm; HandMeThat: seq2seq, seq2seq_goal, seq2seq_subgoal, drrn")
+        str, typer.Option(help="ALFRED: seq2seq, seq2seq_pm, moca; HandMeThat: seq2seq, seq2seq_goal, seq2seq_subgoal, drrn")
     ],
     data: Annotated[Path, typer.Option(exists=True, help="an ALFRED frames folder or HandMeThat episodes")],
     out: Annotated[Path, typer.Option(help="the checkpoint file; an unfinished one of the same run is resumed")],

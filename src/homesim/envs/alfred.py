@@ -3,8 +3,10 @@
 Actions are dicts `{"action": index into ALFRED's 13 actions (or the name), "target": ...}`. The target
 is an object id in oracle mode (`interaction="oracle"`, where observations list the `visible_objects`),
 or a 300x300 mask in mask mode (`interaction="mask"`: resolved to an object by IoU with the instance
-segmentation of the frame the agent saw, as ALFRED does). `pixels=("rgb", "depth", "segmentation")`
-adds egocentric images to the observations (rendered headless; off by default). An invalid action is a
+segmentation of the frame the agent saw, as ALFRED does). `pixels=("rgb", "depth", "segmentation",
+"semantic")` adds egocentric images to the observations (rendered headless; off by default): instance
+segmentation indexes the frame's objects, `semantic` their classes (`semantic_classes()`, -1: nothing), the
+ground truth a modular agent's detector would otherwise predict. An invalid action is a
 failed step, never an exception.
 
 ALFRED's limits end an episode: STOP ends it (`terminated`); 1000 steps or 10 failed actions cut it
@@ -41,7 +43,7 @@ from homesim.world.scene import Scene
 from homesim.world.state import State
 
 MAX_STEPS, MAX_FAILS = 1000, 10  # ALFRED's evaluation limits
-PIXELS = ("rgb", "depth", "segmentation")
+PIXELS = ("rgb", "depth", "segmentation", "semantic")
 MAX_DEPTH = 100.0  # metres: farther than any wall of a house
 TEXT_CHARSET = string.printable
 ID_CHARSET = string.ascii_letters + string.digits + "|+-._"
@@ -68,6 +70,14 @@ def read_mask(target: object, shape: tuple[int, int]) -> tuple[np.ndarray | None
     if mask.all() or not mask.any():
         return None, f"a mask of {'every' if mask.any() else 'no'} pixel points at nothing"
     return mask, None
+
+
+def semantic_classes() -> tuple[str, ...]:
+    """The classes `semantic` pixels index: ALFRED's object types, sorted."""
+    return tuple(sorted(alfred_catalog().classes))
+
+
+CLASS_INDEX = {name: i for i, name in enumerate(semantic_classes())}
 
 
 class AlfredEnv(gymnasium.Env):
@@ -114,6 +124,7 @@ class AlfredEnv(gymnasium.Env):
             "rgb": spaces.Box(0, 255, (height, width, 3), np.uint8),
             "depth": spaces.Box(0.0, MAX_DEPTH, (height, width), np.float32),
             "segmentation": spaces.Box(-1, np.iinfo(np.int32).max, (height, width), np.int32),
+            "semantic": spaces.Box(-1, len(semantic_classes()) - 1, (height, width), np.int32),
         }
         self.observation_space = spaces.Dict(observed | {k: image[k] for k in self.pixels})
         self.episode: AlfredEpisode | None = None
@@ -166,10 +177,13 @@ class AlfredEnv(gymnasium.Env):
         reward = float(stopped and info["goal_satisfied"])
         return observation, reward, stopped, truncated, info
 
-    def teacher_force(self, actions: Sequence[Action]) -> tuple[dict, dict]:
+    def teacher_force(self, actions: Sequence[Action], seen: list | None = None) -> tuple[dict, dict]:
         """Plays actions for the agent (sub-goal evaluation's expert prefix): they change the state but
-        count as neither steps nor failures. Returns the observation and info after them."""
+        count as neither steps nor failures. Returns the observation and info after them; with a list
+        `seen`, appends (the observation before it, the action's name) for each action."""
         for action in actions:
+            if seen is not None:
+                seen.append((self._observation(), action.name))
             self.state, event = step(self.scene, self.state, action, catalog=self.catalog)
             if not event.success:
                 raise RuntimeError(f"episode {self.episode.id}: teacher-forced {action} failed: {event.message}")
@@ -207,8 +221,13 @@ class AlfredEnv(gymnasium.Env):
             observation["visible_objects"] = tuple(visible_objects(self.scene, self.state, self.catalog, 0))
         if self.renderer is not None:
             self.frame = self.renderer.render(self.scene, self.state)
-            observation |= {k: getattr(self.frame, k) for k in self.pixels}
+            observation |= {k: getattr(self.frame, k) for k in self.pixels if k != "semantic"}
+            if "semantic" in self.pixels:
+                observation["semantic"] = self.frame.labels(self._class_index)
         return observation
+
+    def _class_index(self, object_id: str) -> int:
+        return CLASS_INDEX[(self.state.objects.get(object_id) or self.scene.fixed[object_id]).cls]
 
     def _rendered(self, state: State, object_id: str) -> bool:
         return object_id in self.renderer.render(self.scene, state).visible_ids()

@@ -235,10 +235,7 @@ class ObjectNavEnv(gymnasium.Env):
 
     def _semantic(self, frame) -> np.ndarray:
         """Per pixel, the category index of the object drawn there (-1: no category, or nothing)."""
-        lookup = np.full(len(frame.object_ids) + 1, -1, dtype=np.int32)
-        for i, object_id in enumerate(frame.object_ids):
-            lookup[i] = CATEGORY_OF.get(self.scene.fixed[object_id].cls, -1)
-        return lookup[frame.segmentation]  # -1 indexes the last entry: -1
+        return frame.labels(lambda object_id: CATEGORY_OF.get(self.scene.fixed[object_id].cls, -1))
 
     def _info(self) -> dict:
         hints = {}

@@ -8,7 +8,7 @@ action, a mask of the wrong shape) is a failed step with the reason in the recor
 from __future__ import annotations
 
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,6 +44,16 @@ def reset_agent(agent: Agent, told: Callable[[], TaskSpec]) -> str | None:
         agent.reset(told())
     except Exception as e:  # an agent's bug must not end the evaluation
         return _problem(e, "reset")
+    return None
+
+
+def follow_prefix(agent: Agent, prefix: Sequence[tuple[dict, str]], observation_filter: str) -> str | None:
+    """Shows the agent the teacher-forced steps; None, or why that broke (then every step fails)."""
+    try:
+        for observation, action in prefix:
+            agent.follow(filter_observation(observation_filter, observation), action)
+    except Exception as e:  # an agent's bug must not end the evaluation
+        return _problem(e, "follow")
     return None
 
 
@@ -89,17 +99,21 @@ def play(
     info: dict,
     observation_filter: str = "none",
     finished: Callable[[], bool] = lambda: False,
+    prefix: Sequence[tuple[dict, str]] = (),
 ) -> Play:
     """Lets the agent act from the env's current state until it stops, a limit ends the episode, or
-    `finished()` holds (sub-goal evaluation)."""
+    `finished()` holds (sub-goal evaluation). An agent with a `follow(observation, action)` method is
+    first shown the `prefix`: the steps the expert was teacher-forced through (sub-goal evaluation)."""
     result = Play(info=info)
     broken = reset_agent(agent, lambda: filter_task(observation_filter, task))
+    if broken is None and prefix and hasattr(agent, "follow"):
+        broken = follow_prefix(agent, prefix, observation_filter)
 
     def seen() -> dict:
         shown = filter_observation(observation_filter, observation)
-        # privileged hints, for agents that asked for them
-        shown = shown | {k: result.info[k] for k in ("expert_action", "expert_mask") if k in result.info}
-        return shown
+        # the last action's outcome (AI2-THOR's lastActionSuccess), and privileged hints for agents that asked
+        told = ("last_action_success", "last_action_message", "expert_action", "expert_mask")
+        return shown | {k: result.info[k] for k in told if k in result.info}
 
     truncated = False
     while not (result.stopped or truncated or result.done):

@@ -73,7 +73,8 @@ def run_subgoal(
     prefix = [a for a, k in zip(episode.expert_actions, episode.expert_subgoal_index, strict=True) if k < index]
     reference = sum(k == index for k in episode.expert_subgoal_index)
     env.reset(options={"episode": episode, "annotation": annotation})
-    observation, info = env.teacher_force(prefix)
+    history: list | None = [] if hasattr(agent, "follow") else None  # frames only for agents that use them
+    observation, info = env.teacher_force(prefix, history)
     played = play(
         env,
         agent,
@@ -82,6 +83,7 @@ def run_subgoal(
         info,
         observation_filter,
         finished=lambda: subgoal_done(env.scene, env.state, subgoal),
+        prefix=history or (),
     )
     success = {"index": index, "action": subgoal.action, "success": played.done}
     return record(env, episode, annotation, split, played, reference, subgoal=success)

@@ -27,6 +27,7 @@ from homesim.learning.alfred_agent import Seq2SeqAgent, downsize
 from homesim.learning.alfred_frames import (
     STEP_DTYPE,
     Trajectory,
+    class_map,
     class_names,
     frames_meta,
     shard_name,
@@ -41,7 +42,7 @@ UNKNOWN_SUBGOAL = -1
 
 def learner_trajectory(env: AlfredEnv, agent: Seq2SeqAgent, episode: AlfredEpisode, annotation: int) -> Trajectory:
     """The learner's own trajectory in `episode`, each step labelled with the expert's action and mask."""
-    size = agent.model.config.size
+    size = agent.config.size
     class_ids = {c: i for i, c in enumerate(class_names())}
     env.max_steps = 2 * len(episode.expert_actions) + 10
     observation, info = env.reset(options={"episode": episode, "annotation": annotation})
@@ -53,8 +54,7 @@ def learner_trajectory(env: AlfredEnv, agent: Seq2SeqAgent, episode: AlfredEpiso
             break
         frame, scene, state = env.frame, env.scene, env.state
         frames.append(downsize(frame.rgb, size))
-        of_id = [class_ids[(state.objects.get(o) or scene.fixed[o]).cls] for o in frame.object_ids]
-        classes.append(downsize(np.array(of_id + [0], np.uint8)[frame.segmentation], size))
+        classes.append(downsize(class_map(frame, scene, state, class_ids), size))
         target = 0
         if expert.target is not None:
             target = class_ids[(state.objects.get(expert.target) or scene.fixed[expert.target]).cls]
@@ -90,7 +90,7 @@ def collect_round(
         learner_trajectory(env, agent, e, round_ % len(e.annotations)) for e in episodes if e.annotations
     ]
     trajectories = [t for t in trajectories if t.line["length"]]
-    size = agent.model.config.size[0]
+    size = agent.config.size[0]
     write_shard(tmp / shard_name(0), trajectories, [], size)
     steps = sum(t.line["length"] for t in trajectories)
     settings = {"size": [size, size], "source": f"dagger round {round_}", "split": None, "limit": None}

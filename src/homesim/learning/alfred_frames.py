@@ -25,13 +25,14 @@ import numpy as np
 
 from homesim.datasets.alfred import AlfredEpisode
 from homesim.datasets.sources import read_episodes
+from homesim.envs.alfred import semantic_classes
 from homesim.errors import DataError
 from homesim.parallel import Failed, Workers, run_chunks
-from homesim.render import ALFRED, Renderer
+from homesim.render import ALFRED, Frame, Renderer
 from homesim.world.actions import ACTIONS, STOP
-from homesim.world.catalog import alfred_catalog
 from homesim.world.dynamics import step
 from homesim.world.scene import Scene
+from homesim.world.state import State
 
 FORMAT, VERSION = "homesim-alfred-frames", 1
 SHARD_SIZE = 64  # trajectories per shard
@@ -40,9 +41,14 @@ STEP_DTYPE = np.dtype([("action", "i1"), ("subgoal", "<i2"), ("target_class", "<
 
 def class_names() -> list[str]:
     """meta["classes"]: "" (no object) then the catalog's classes, sorted; the index is the class id."""
-    names = [""] + sorted(alfred_catalog().classes)
+    names = ["", *semantic_classes()]
     assert len(names) <= 256, "class ids are stored as uint8"
     return names
+
+
+def class_map(frame: Frame, scene: Scene, state: State, class_ids: dict[str, int]) -> np.ndarray:
+    """The frame's per-pixel class ids (uint8, 0 where no object is)."""
+    return frame.labels(lambda o: class_ids[(state.objects.get(o) or scene.fixed[o]).cls], 0, np.uint8)
 
 
 def shard_name(index: int) -> str:
@@ -100,8 +106,7 @@ def render_trajectory(
     for t, (action, high_idx) in enumerate(plan):
         frame = renderer.render(scene, state)
         frames[t] = frame.rgb
-        of_id = [class_ids[(state.objects[o] if o in state.objects else scene.fixed[o]).cls] for o in frame.object_ids]
-        classes[t] = np.array(of_id + [0], np.uint8)[frame.segmentation]  # -1 (no object) -> the last entry, 0
+        classes[t] = class_map(frame, scene, state, class_ids)
         steps[t] = (ACTIONS.index(action.name if action else STOP), high_idx, 0)
         if action is None:
             break

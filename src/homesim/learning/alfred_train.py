@@ -1,6 +1,6 @@
-"""`homesim train` for ALFRED: Seq2Seq and Seq2Seq+PM (`learning.seq2seq`) by imitation on a frames folder
-(`homesim alfred frames`), through the shared loop (`learning.loop.train`), then `--dagger-rounds N` rounds
-of DAgger (`learning.alfred_dagger`).
+"""`homesim train` for ALFRED: Seq2Seq, Seq2Seq+PM (`learning.seq2seq`) and MOCA (`learning.moca`) by
+imitation on a frames folder (`homesim alfred frames`), through the shared loop (`learning.loop.train`),
+then, for the Seq2Seq models, `--dagger-rounds N` rounds of DAgger (`learning.alfred_dagger`).
 
 A batch is `batch_size` (trajectory, annotation) pairs drawn in the epoch's seeded order, so a run is the
 same for a seed and a resumed run skips the batches it trained on without reading their frames. The
@@ -23,11 +23,12 @@ from homesim.learning.alfred_agent import seq2seq_agent
 from homesim.learning.alfred_dagger import collect_round
 from homesim.learning.alfred_data import AlfredFrames, collate, read_meta, trajectory_texts
 from homesim.learning.loop import TrainResult, load_checkpoint, train
+from homesim.learning.moca import Moca, MocaConfig, moca_loss
 from homesim.learning.request import TrainRequest
 from homesim.learning.seq2seq import Seq2Seq, Seq2SeqConfig, language_ids, seq2seq_loss
 from homesim.learning.vocab import Vocab
 
-MODELS = {"seq2seq": False, "seq2seq_pm": True}  # agent -> with the progress monitors
+MODELS = ("seq2seq", "seq2seq_pm", "moca")
 
 
 def batch_of(items: list[dict], ablation: str) -> dict:
@@ -44,7 +45,12 @@ def batch_of(items: list[dict], ablation: str) -> dict:
 
 
 def _train(
-    request: TrainRequest, config: Seq2SeqConfig, vocab: Vocab, folders: list[Path], out: Path, start: Path | None
+    request: TrainRequest,
+    config: Seq2SeqConfig | MocaConfig,
+    vocab: Vocab,
+    folders: list[Path],
+    out: Path,
+    start: Path | None,
 ) -> TrainResult:
     """Trains on the frames `folders` into `out`, from the weights of checkpoint `start` (else the seed's)."""
     dataset = ConcatDataset([AlfredFrames(folder, vocab) for folder in folders])
@@ -54,11 +60,13 @@ def _train(
         order = torch.randperm(len(dataset), generator=generator).tolist()
         return [order[i : i + size] for i in range(0, len(order), size)]
 
-    def loss(model: Seq2Seq, rows: list[int]) -> dict[str, torch.Tensor]:
-        return seq2seq_loss(model, batch_of([dataset[i] for i in rows], config.ablation))
+    objective = moca_loss if isinstance(config, MocaConfig) else seq2seq_loss
+
+    def loss(model: Seq2Seq | Moca, rows: list[int]) -> dict[str, torch.Tensor]:
+        return objective(model, batch_of([dataset[i] for i in rows], request.ablation))
 
     torch.manual_seed(request.config.seed)
-    model = Seq2Seq(config)
+    model = Moca(config) if isinstance(config, MocaConfig) else Seq2Seq(config)
     if start is not None:
         model.load_state_dict(load_checkpoint(start)["model"])
     describe = {
@@ -75,15 +83,18 @@ def _train(
 def train_alfred(request: TrainRequest) -> TrainResult:
     if request.agent not in MODELS:
         raise ValueError(f"--agent {request.agent!r}: ALFRED's learned agents are {', '.join(MODELS)}")
-    request.reject("alfred", "workers", *(() if request.dagger_rounds else ("episodes", "layouts")))
+    unused = ("dagger_rounds",) if request.agent == "moca" else ()  # DAgger's learner is a Seq2Seq agent
+    request.reject("alfred", "workers", *unused, *(() if request.dagger_rounds else ("episodes", "layouts")))
     meta = read_meta(request.data)
     vocab = Vocab.build(trajectory_texts(request.data))
     config = Seq2SeqConfig(
         vocab_size=len(vocab),
         size=tuple(meta["size"]),
-        progress_monitor=MODELS[request.agent],
+        progress_monitor=request.agent == "seq2seq_pm",
         ablation=request.ablation,
     )
+    if request.agent == "moca":
+        config = MocaConfig(config, tuple(meta["classes"]))
     if not request.dagger_rounds:
         return _train(request, config, vocab, [request.data], request.out, None)
     side = Path(f"{request.out}.dagger")

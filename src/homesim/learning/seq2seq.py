@@ -42,23 +42,26 @@ class Seq2SeqConfig:
     dropout: float = 0.3  # on the visual features and the decoder state, as the paper
     progress_monitor: bool = False  # +PM
     ablation: str = "none"
+    heads: tuple[str, ...] = ("action", "mask")  # MOCA's streams: the policy's action only, the perception's none
 
     def __post_init__(self) -> None:
         if self.ablation not in OBSERVATION_FILTERS:
             raise ValueError(f"unknown ablation {self.ablation!r}; known: {', '.join(OBSERVATION_FILTERS)}")
         if len(self.size) != 2 or any(s % 8 or s < 8 for s in self.size):
             raise ValueError(f"frame size {self.size}: height and width must be multiples of 8")
+        if set(self.heads) - {"action", "mask"}:
+            raise ValueError(f"heads {self.heads}: some of action, mask")
 
     @property
     def sees(self) -> bool:
         return "rgb" not in OBSERVATION_FILTERS[self.ablation]
 
     def to_dict(self) -> dict:
-        return asdict(self) | {"size": list(self.size)}
+        return asdict(self) | {"size": list(self.size), "heads": list(self.heads)}
 
     @classmethod
     def from_dict(cls, d: dict) -> Seq2SeqConfig:
-        return cls(**(d | {"size": tuple(d["size"])}))
+        return cls(**(d | {"size": tuple(d["size"]), "heads": tuple(d.get("heads", cls.heads))}))
 
 
 def language_ids(goal: list[int], instructions: list[int], ablation: str, sep: int) -> list[int]:
@@ -124,8 +127,9 @@ class Seq2Seq(nn.Module):
         self.cell = nn.LSTMCell(inputs, c.hidden)
         self.dropout = nn.Dropout(c.dropout)
         features = c.hidden + inputs  # [h_t; u_t]
-        self.actor = nn.Linear(features, len(ACTIONS))
-        self.masks = MaskDecoder(features, c.size)
+        self.features = features
+        self.actor = nn.Linear(features, len(ACTIONS)) if "action" in c.heads else None
+        self.masks = MaskDecoder(features, c.size) if "mask" in c.heads else None
         self.progress = nn.Linear(features, 2) if c.progress_monitor else None  # p_t and c_t
 
     # --- the pieces the trainer and the agent share --------------------------------------------------
@@ -188,11 +192,13 @@ def seq2seq_loss(model: Seq2Seq, batch: dict) -> dict[str, torch.Tensor]:
     steps = torch.arange(features.shape[1]).unsqueeze(0) < batch["lengths"].unsqueeze(1)
     actions = batch["actions"]
     parts = {"action": F.cross_entropy(model.actor(features[steps]), actions[steps])}
-    aimed = steps & torch.isin(actions, INTERACTIONS) & batch["masks"].flatten(2).any(-1)
-    # a batch without an interaction still gives a (zero) mask loss, so every log line has the same parts
-    masks = rebalanced_bce(model.masks(features[aimed]), batch["masks"][aimed]) if aimed.any() else None
-    parts["mask"] = masks if masks is not None else features.sum() * 0
-    total = parts["action"] + parts["mask"]
+    total = parts["action"]
+    if model.masks is not None:
+        aimed = steps & torch.isin(actions, INTERACTIONS) & batch["masks"].flatten(2).any(-1)
+        # a batch without an interaction still gives a (zero) mask loss, so every log line has the same parts
+        masks = rebalanced_bce(model.masks(features[aimed]), batch["masks"][aimed]) if aimed.any() else None
+        parts["mask"] = masks if masks is not None else features.sum() * 0
+        total = total + parts["mask"]
     if model.progress is not None:
         monitored = steps & (batch["subgoal"] >= 0)  # DAgger's learner states have no sub-goal index (-1)
         predicted = torch.sigmoid(model.progress(features[monitored]))

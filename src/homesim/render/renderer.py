@@ -16,7 +16,7 @@ an image it draws is the same, to the bit, whichever others are drawn with it.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Self
 
@@ -80,6 +80,11 @@ class Frame:
 
     def visible_ids(self) -> list[str]:
         return [self.object_ids[i] for i in np.unique(self._segmentation) if i >= 0]
+
+    def labels(self, label_of: Callable[[str], int], nothing: int = -1, dtype=np.int32) -> np.ndarray:
+        """A semantic image: per pixel, `label_of(the object drawn there)`, or `nothing` (floor, walls)."""
+        lookup = np.array([label_of(o) for o in self.object_ids] + [nothing], dtype=dtype)
+        return lookup[self._segmentation]  # -1 (nothing drawn) indexes the last entry
 
 
 class Renderer:
