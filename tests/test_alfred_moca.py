@@ -194,3 +194,11 @@ def test_moca_has_no_dagger(frames, tmp_path):
         app, ["train", "--agent", "moca", "--data", str(frames), "--out", str(tmp_path / "m.pt"), "--dagger-rounds", "1"]
     )
     assert result.exit_code == 1 and "--dagger-rounds: alfred's moca training has no use for it" in result.output
+
+
+def test_seq2seq_configs_read_and_write_as_before_moca():
+    plain = Seq2SeqConfig(vocab_size=5)
+    assert "heads" not in plain.to_dict()  # checkpoints written before the heads existed still resume
+    assert Seq2SeqConfig.from_dict(plain.to_dict()) == plain
+    policy = MocaConfig(plain, tuple(class_names())).policy
+    assert policy.heads == ("action",) and Seq2SeqConfig.from_dict(policy.to_dict()) == policy

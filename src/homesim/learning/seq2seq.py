@@ -57,7 +57,10 @@ class Seq2SeqConfig:
         return "rgb" not in OBSERVATION_FILTERS[self.ablation]
 
     def to_dict(self) -> dict:
-        return asdict(self) | {"size": list(self.size), "heads": list(self.heads)}
+        written = asdict(self) | {"size": list(self.size), "heads": list(self.heads)}
+        if self.heads == Seq2SeqConfig.heads:  # as checkpoints written before MOCA say it, so they resume
+            del written["heads"]
+        return written
 
     @classmethod
     def from_dict(cls, d: dict) -> Seq2SeqConfig:
