@@ -48,18 +48,20 @@ def sample_scene(rng: random.Random) -> HmtState:
             chosen += [c] * rng.choices(counts, weights)[0]
     # receptacles first, so things can go in or on them
     placed: dict[str, tuple[str, str]] = {}  # name -> (parent, relation)
+    placed_of: dict[str, list[str]] = {}  # subclass -> the things of it placed, in order
     names: dict[Category, list[str]] = {}
     for c in sorted(chosen, key=lambda c: c.cls != "RECEPTACLE"):
         name = f"{c.type}#{len(names.setdefault(c, []))}"
         names[c].append(name)
         rule = space["positions"][c.subclass]
         # each listed location, and each listed receptacle subclass with a thing placed, is one option
-        holders = {sub: [n for n in placed if catalog[n.split("#")[0]].subclass == sub] for sub in rule["receptacles"]}
+        holders = {sub: placed_of.get(sub, []) for sub in rule["receptacles"]}
         parent = rng.choice([*rule["locations"], *(sub for sub, things in holders.items() if things)])
         if parent in holders:
             parent = rng.choice(holders[parent])
         holder = catalog[parent.split("#")[0]] if "#" in parent else catalog[parent]
         placed[name] = (parent, _relation(holder))
+        placed_of.setdefault(c.subclass, []).append(name)
     things = {loc: _thing(catalog[loc], loc, None, None, rng) for loc in catalog.locations}
     order = [n for c in catalog.categories.values() for n in names.get(c, ())]  # their files' order
     for name in order:
