@@ -86,7 +86,7 @@ class RelaxedTask:
     def encode(self, state: HmtState) -> np.ndarray:
         """The facts of the task that hold in the state, as a Boolean vector."""
         f, index = self._facts, self._index
-        ids = [TRUE, IGNORED, f.at(index[state.human.at])]
+        ids = [TRUE, IGNORED] + ([f.at(index[state.human.at])] if state.human.at in index else [])
         if not state.human.held:
             ids.append(EMPTY)
         ids += [f.holding(index[h]) for h in state.human.held if h in index]
