@@ -101,8 +101,8 @@ class RelaxedTask:
         """The operators whose preconditions hold in the state: the engine's actions of the human over the
         task's things (what tests/test_handmethat_ff.py checks)."""
         ops, true = self._operators, self.encode(state)
-        holding = np.unique(ops.alternative_op[true[ops.pre].all(axis=1)])
-        return [ops.action(int(op), self.things) for op in holding]
+        able = np.unique(ops.alternative_op[true[ops.pre].all(axis=1)])
+        return [ops.action(int(op), self.things) for op in able]
 
     def h(self, state: HmtState) -> float:
         """h_FF: the length of the relaxed plan from the state (math.inf when the relaxed goal is out of
