@@ -6,8 +6,9 @@ reading of their utterance beside their `_rsa_meaning`.
 
 Their files keep A(g) (`_useful_objects`) but not the FF values of the helps, so P(m | g) here values
 every useful help alike (mean value -1): the prior then ranks the useful meanings by their cost alone.
-The last two columns are end to end: A(g) and the helps' values from homesim's goal distance (the human's
-plan length, `planning.handmethat_human.goal_distance`, where theirs is FF), then the listener and level.
+The last two columns are end to end: A(g) and the helps' values from h_FF (`planning.handmethat_ff`, over
+the goal's relevant things in their initial scene, at the state their human's actions replay to), then
+the listener and level.
 Their listener *samples* its reading from P(m | u); ours is shown as its most likely reading, with the
 probability our listener gives to theirs and our speaker gives to their utterance.
 """
@@ -22,10 +23,11 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from homesim.datasets.handmethat_files import state_from_object_dict
+from homesim.datasets.handmethat_files import read_handmethat_file, state_from_object_dict
 from homesim.language.handmethat_pragmatics import help_values, pragmatics, useful_objects
 from homesim.language.handmethat_utterances import objects_of
-from homesim.planning.handmethat_human import goal_distance, goal_things
+from homesim.planning.handmethat_ff import RelaxedTask
+from homesim.planning.handmethat_relevance import relevance
 from homesim.tasks.handmethat import Meaning
 from homesim.tasks.handmethat_levels import level_of
 
@@ -55,7 +57,7 @@ def compare(path: Path) -> dict:
     theirs = game.meanings.index(said["rsa"]) if said["rsa"] in game.meanings else None
     meant = game.meanings.index(said["meaning"]) if said["meaning"] in game.meanings else None
     u = game.utterances.index(said["utterance"])
-    return row | end_to_end(state, d, said) | {
+    return row | end_to_end(path, d, said) | {
         "reading": reading.to_list(),
         "reading_equal": reading == said["rsa"],
         "reading_objects_equal": set(in_reading) == set(ours["rsa"]),
@@ -67,19 +69,30 @@ def compare(path: Path) -> dict:
     }
 
 
-def end_to_end(state, d: dict, said: dict[str, Meaning]) -> dict:
-    """A(g) by homesim's goal distance, and the level with the listener's reading under those values."""
-    distance = goal_distance(d["_goal"])
+def end_to_end(path: Path, d: dict, said: dict[str, Meaning]) -> dict:
+    """A(g) by h_FF, and the level with the listener's reading under those values."""
+    episode = read_handmethat_file(path)
+    state = episode.start_state  # their file keeps no human: its place comes from replaying its actions
+    relevant = relevance(episode.goal, episode.initial_state)
+    distance = RelaxedTask(episode.goal, state, relevant.things).h
     remaining = len(d["_possible_solution"]) - len(d["action_list"])
-    values = help_values(state, "bring_me", distance, remaining, relevant=goal_things(d["_goal"], state))
-    ag = useful_objects(values, distance(state))
+    values = help_values(state, "bring_me", distance, remaining, relevant=relevant.movable_targets)
+    now = distance(state)
+    ag = useful_objects(values, now)
     game = pragmatics(state, "bring_me", values, ag, remaining)
     level = None
     if game is not None and said["utterance"] in game.utterances:
         reading = game.meanings[int(np.argmax(game.reading_of(said["utterance"])))]
         in_ = {k: objects_of(state, m) for k, m in said.items()}
         level = level_of(ag, in_["meaning"], in_["utterance"], objects_of(state, reading))
-    return {"useful_equal": set(ag) == {tuple(x) for x in d["_useful_objects"]}, "level_end_to_end": level}
+    theirs = {tuple(x) for x in d["_useful_objects"]}
+    return {
+        "h_ff": now,
+        "useful_equal": set(ag) == theirs,
+        "useful_missing": sorted(theirs - set(ag)),
+        "useful_extra": sorted(set(ag) - theirs),
+        "level_end_to_end": level,
+    }
 
 
 def main() -> None:

@@ -12,7 +12,9 @@ from homesim.datasets.handmethat_generate import ask
 from homesim.language.handmethat_pragmatics import helps_of
 from homesim.language.handmethat_utterances import says_no_more
 from homesim.planning.expert import Unrecoverable
-from homesim.planning.handmethat_human import cut_plan, goal_distance, goal_things, human_plan
+from homesim.planning.handmethat_ff import ff_distance
+from homesim.planning.handmethat_human import cut_plan, human_plan
+from homesim.planning.handmethat_relevance import relevance
 from homesim.tasks.handmethat_formula import holds
 from homesim.tasks.handmethat_goals import sample_goal
 from homesim.world.handmethat.helping import help_step
@@ -34,28 +36,29 @@ def _asked(wanted: int, seed: int = 0):
         if cut is None:
             continue
         state = replay(scene, tuple(plan[:cut]))
-        asked = ask(goal, state, len(plan) - cut, rng)
+        asked = ask(goal, scene, state, len(plan) - cut, rng)
         if asked is not None:
-            found.append((goal, state, *asked))
+            found.append((goal, scene, state, *asked))
             if len(found) == wanted:
                 return found
     pytest.fail(f"fewer than {wanted} requests in 200 scenes")
 
 
 def test_requests_serve_the_goal() -> None:
-    for goal, state, subgoal, r in _asked(6):
+    for goal, scene, state, subgoal, r in _asked(6):
         quest = r.meaning.quest
         assert r.utterance.quest == quest and says_no_more(r.meaning, r.utterance)
         assert r.in_meaning and set(r.in_meaning) <= set(r.useful)
         assert set(r.in_meaning) <= set(r.in_utterance) and r.level in (1, 2, 3, 4)
         assert subgoal in goal.subgoals
         thing, arg = r.in_meaning[0]
-        assert thing in goal_things(goal.formula, state)
+        relevant = relevance(goal.formula, scene)
+        assert thing in relevant.movable_targets
         targets = (arg,) if quest == "move_to" else ()
         helps = [h for a, h in helps_of(state, quest, thing, targets) if a == arg]
-        distance = goal_distance(goal.formula)
+        distance = ff_distance(goal.formula, state, relevant.things)
         after = min(distance(help_step(state, h)[0]) for h in helps)
-        assert after - (quest == "bring_me") < distance(state)  # the meant help beats doing nothing
+        assert after - (quest == "bring_me") < distance(state)  # the meant help improves h_FF
 
 
 def test_requests_are_seeded() -> None:

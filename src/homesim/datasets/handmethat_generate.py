@@ -6,12 +6,14 @@ Episode k of seed S draws everything from its own generator (`handmethat/S/k`), 
 bytes written, do not depend on how many workers made them. The splits are 90/5/5 (their Version 2's
 proportions) within each (level, quest type) group, so every split has the same mix.
 
-The request (meaning, utterance, the listener's reading, the level) is the pragmatics' (`ask`), with the
-human's plan length as the goal distance where their generator uses the FF heuristic.
+The request (meaning, utterance, the listener's reading, the level) is the pragmatics' (`ask`), with
+their goal distance: the FF heuristic of the human's relaxed task over the goal's relevant things
+(`planning.handmethat_ff`, `planning.handmethat_relevance`).
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 from collections.abc import Callable
@@ -25,14 +27,9 @@ from homesim.language.handmethat_text import Names
 from homesim.parallel import Failed, Workers, run_chunks
 from homesim.planning.expert import Unrecoverable
 from homesim.planning.handmethat_expert import plan as expert_plan
-from homesim.planning.handmethat_human import (
-    RELATIONS,
-    cut_plan,
-    goal_distance,
-    goal_things,
-    human_plan,
-    requirements,
-)
+from homesim.planning.handmethat_ff import ff_distance
+from homesim.planning.handmethat_human import RELATIONS, cut_plan, human_plan, requirements
+from homesim.planning.handmethat_relevance import relevance
 from homesim.tasks.handmethat import QUEST_TYPES
 from homesim.tasks.handmethat_formula import holds, parse
 from homesim.tasks.handmethat_goals import Goal, sample_goal
@@ -45,22 +42,27 @@ SCENES_PER_EPISODE = 50  # an episode index gives up after this many scenes (nev
 CHUNK = 25  # episodes per unit of work
 
 
-def ask(goal: Goal, state: HmtState, remaining: int, rng: random.Random) -> tuple[str, Request] | None:
-    """The human's request at the cut (`language.handmethat_pragmatics`): a quest type drawn among those
-    with a useful meaning, the goal's relevant things and positions; with the first subgoal still unmet.
-    None when no quest has a useful meaning (their generator rejects those too)."""
+def ask(
+    goal: Goal, scene: HmtState, state: HmtState, remaining: int, rng: random.Random
+) -> tuple[str, Request] | None:
+    """The human's request at the cut `state` of the `scene` (`language.handmethat_pragmatics`): a quest
+    type drawn among those with a useful meaning, helps valued by h_FF over the goal's relevant things
+    (as the scene has them), with the first subgoal still unmet. None when no quest has a useful meaning
+    or the relaxed goal is out of reach (their generator rejects those too)."""
     subgoal = next((g for g in goal.subgoals if requirements(parse(g), state)), None)
     if subgoal is None:
         return None
-    distance = goal_distance(goal.formula)
+    relevant = relevance(goal.formula, scene)
+    distance = ff_distance(goal.formula, state, relevant.things)
     now = distance(state)
-    relevant = goal_things(goal.formula, state)
+    if math.isinf(now):
+        return None
     need = requirements(parse(goal.formula), state) or []
     targets = tuple(dict.fromkeys(args[1] for _, p, args in need if p in RELATIONS))
     quests = list(QUEST_TYPES)
     rng.shuffle(quests)
     for quest in quests:
-        values = help_values(state, quest, distance, remaining, relevant=relevant, targets=targets)
+        values = help_values(state, quest, distance, remaining, relevant=relevant.movable_targets, targets=targets)
         asked = request(state, quest, values, useful_objects(values, now), remaining, targets, rng)
         if asked is not None:
             return subgoal, asked
@@ -96,7 +98,7 @@ def _try(scene: HmtState, rng: random.Random, episode_id: str) -> tuple[HandMeTh
         return None, "no allowed cut of the human's plan"
     past = tuple(plan[:cut])
     state = replay(scene, past)
-    found = ask(goal, state, len(plan) - cut, rng)
+    found = ask(goal, scene, state, len(plan) - cut, rng)
     if found is None:
         return None, "no useful meaning at the cut"
     subgoal, asked = found

@@ -77,9 +77,9 @@ def help_values(
 ) -> Values:
     """(thing, argument) -> the value of the robot's help: -goal_distance after it (+1 for bring_me, 0
     when it reaches the goal, HOPELESS when the goal is then out of reach). Things outside `relevant`
-    (the goal's things, as their generator filters) get -remaining_steps without asking the distance,
-    or the distance now if it is longer (a plan from here may be longer than the steps the human had
-    left): a help that is no help is never useful."""
+    (their generator's movable targets) get -remaining_steps without asking the distance, or the
+    distance now if it is longer (h_FF may exceed the steps the human had left: 10 against 9 on their
+    sample 54, where their A(g) has no such thing): a help that is no help is never useful."""
     values: Values = {}
     idle = -max(float(remaining_steps), goal_distance(state)) if relevant is not None else 0.0
     for name, thing in state.things.items():

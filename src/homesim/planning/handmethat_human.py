@@ -16,9 +16,8 @@ another goal.
 
 from __future__ import annotations
 
-import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from homesim.planning.expert import Unrecoverable
 from homesim.planning.handmethat_expert import _Planner
@@ -160,30 +159,6 @@ def human_plan(goal: str, state: HmtState) -> list[HmtAction]:
         if holds(formula, planner.state):
             return planner.actions
     raise Unrecoverable(f"the goal still fails after {ROUNDS} rounds of the human's recipes")
-
-
-def goal_distance(goal: str) -> Callable[[HmtState], float]:
-    """The human's distance to the goal from a state: the length of its plan (inf when it finds none).
-    It stands where their generator uses the FF heuristic; being a real plan, it never underestimates."""
-
-    def distance(state: HmtState) -> float:
-        try:
-            return float(len(human_plan(goal, state)))
-        except Unrecoverable:
-            return math.inf
-
-    return distance
-
-
-def goal_things(goal: str, state: HmtState) -> frozenset[str]:
-    """The things of the types the goal names (their generator's relevant objects)."""
-    types, stack = set(), [parse(goal)]
-    while stack:
-        f = stack.pop()
-        stack += f.parts
-        if f.op.startswith("type-"):
-            types.add(f.op[len("type-"):])
-    return frozenset(n for n, t in state.things.items() if t.type in types)
 
 
 def cut_points(plan: Sequence[HmtAction], state: HmtState) -> list[int]:

@@ -1,8 +1,10 @@
 """HandMeThat's initial scenes (supplement A.1): one of each of the 16 locations, then for each subclass
 some of its types (at least one), each with 1 to 3 things, placed by the sampling space (their
 `object_sample_space.txt`, as data in `world/data/handmethat_sample_space.json`) at a location or in or
-on a receptacle of a listed subclass already placed (each listed location, and each listed subclass,
-one option), with the initial-state rules: cooked at the oven,
+on a receptacle already placed (each listed location one option, and each listed receptacle name that
+is a type, as their code matches names to types: so things start in packages, trays and buckets, never
+in a `bag` or `utensil`, about 6.5% of them, as in their 24 samples), with the initial-state rules:
+cooked at the oven,
 stove or microwave, frozen in the refrigerator, the refrigerator on, everything closed, dusty and stained
 each with probability 1/3, colour and size uniform. Robot and human start on the floor, hands empty.
 
@@ -48,18 +50,21 @@ def sample_scene(rng: random.Random) -> HmtState:
             chosen += [c] * rng.choices(counts, weights)[0]
     # receptacles first, so things can go in or on them
     placed: dict[str, tuple[str, str]] = {}  # name -> (parent, relation)
+    placed_of: dict[str, list[str]] = {}  # type -> the things of it placed, in order
     names: dict[Category, list[str]] = {}
     for c in sorted(chosen, key=lambda c: c.cls != "RECEPTACLE"):
         name = f"{c.type}#{len(names.setdefault(c, []))}"
         names[c].append(name)
         rule = space["positions"][c.subclass]
-        # each listed location, and each listed receptacle subclass with a thing placed, is one option
-        holders = {sub: [n for n in placed if catalog[n.split("#")[0]].subclass == sub] for sub in rule["receptacles"]}
+        # each listed location is one option, and each listed receptacle name that is also a type with a thing
+        # placed (their code compares the listed names with types: `bag` or `utensil` never match)
+        holders = {sub: placed_of.get(sub, []) for sub in rule["receptacles"]}
         parent = rng.choice([*rule["locations"], *(sub for sub, things in holders.items() if things)])
         if parent in holders:
             parent = rng.choice(holders[parent])
         holder = catalog[parent.split("#")[0]] if "#" in parent else catalog[parent]
         placed[name] = (parent, _relation(holder))
+        placed_of.setdefault(c.type, []).append(name)
     things = {loc: _thing(catalog[loc], loc, None, None, rng) for loc in catalog.locations}
     order = [n for c in catalog.categories.values() for n in names.get(c, ())]  # their files' order
     for name in order:
