@@ -247,8 +247,9 @@ def _baselines(loaded: list, json_out: Path | None) -> None:
             console.print(f"[red]{out} is a {config.suite} evaluation:[/] --table baselines compares ALFRED runs")
             raise typer.Exit(1)
         runs.append(Run(out.name, summary_of(records, config)))
-        if not set(runs[-1].summary["splits"]) & {s for splits in FOLDS.values() for s in splits}:
-            others = ", ".join(runs[-1].summary["splits"])
+        measured = set(runs[-1].summary["splits"]) | set(runs[-1].summary.get("subgoals", {}))  # episodes or sub-goals
+        if not measured & {s for splits in FOLDS.values() for s in splits}:
+            others = ", ".join(sorted(measured)) or "none"
             console.print(f"[yellow]{out} has no seen or unseen split (ALFRED's valid_* or test_*), only: {others}[/]")
     for table in baselines_tables(runs):
         console.print(table)
