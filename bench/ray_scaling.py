@@ -155,36 +155,31 @@ def timed(splits, scenes, workers: Workers) -> tuple[float, bytes, float, float]
         return seconds, (Path(out) / "records.jsonl").read_bytes(), begin, end
 
 
-def since_start() -> float:
-    """Seconds since this process started."""
-    stat = Path("/proc/self/stat").read_text()
-    return time.clock_gettime(time.CLOCK_BOOTTIME) - int(stat[stat.rindex(")") + 2 :].split()[19]) / TICK
-
-
 def driver(args: argparse.Namespace) -> None:
     """One command's run (`--driver ADDRESS`: 2 Ray workers of the instance there; `--driver local`: one
-    process), printed as JSON: its seconds to read the dataset, to evaluate, and from its start."""
+    process), printed as JSON: its seconds to read the dataset and to evaluate, and the evaluation's start
+    and end (epoch seconds)."""
     workers = Workers(1) if args.driver == "local" else Workers(2, "ray", args.driver)
     prestart(workers, ("homesim.evaluation.evaluate",))  # as `homesim evaluate` does, before reading
     started = time.perf_counter()
     splits, scenes, _ = import_alfred(args.trajectories, args.layouts)
     read = time.perf_counter() - started
     seconds, records, begin, end = timed(splits, scenes, workers)
-    command = since_start()
-    if workers.backend == "ray":  # the run disconnected from the instance it connected to
-        ray.init(address=args.driver, log_to_driver=False, logging_level="ERROR")
-    timeline = {} if workers.backend == "local" else worker_timeline(begin, end)
-    figures = {"read_s": read, "evaluate_s": seconds, "command_s": command, "records": records.hex(), "timeline": timeline}
-    print(json.dumps(figures))
+    print(json.dumps({"read_s": read, "evaluate_s": seconds, "begin": begin, "end": end, "records": records.hex()}))
 
 
 def new_driver(args: argparse.Namespace, address: str) -> dict:
+    """A driver's figures, its whole time (from its start to its end, Ray's disconnection included), and
+    its Ray workers' timeline."""
     command = [sys.executable, __file__, "--driver", address, "--trajectories", str(args.trajectories)]
+    wall = time.perf_counter()
     found = subprocess.run([*command, "--layouts", str(args.layouts)], capture_output=True, text=True)
+    wall = time.perf_counter() - wall
     if found.returncode != 0:
         raise SystemExit(f"the driver failed: {found.stderr}")
     figures = json.loads(found.stdout.splitlines()[-1])
-    return figures | {"records": bytes.fromhex(figures["records"])}
+    timeline = {} if address == "local" else worker_timeline(figures["begin"], figures["end"])
+    return figures | {"records": bytes.fromhex(figures["records"]), "command_s": wall, "timeline": timeline}
 
 
 def main() -> None:
