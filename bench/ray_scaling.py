@@ -92,8 +92,8 @@ class CpuCensus:
         self.groups = {"driver": 0.0, "Ray workers": 0.0, "Ray's processes": 0.0, "others": 0.0}
         for pid, (command, seconds, _) in self.last.items():
             spent = seconds - self.first.get(pid, (command, 0.0))[1]
-            if pid == os.getpid():
-                group = "driver"
+            if pid == os.getpid() or ("--driver" in command and self._descends_from_driver(pid)):
+                group = "driver"  # the bench, or a command's driver it started
             elif not self._descends_from_driver(pid):  # another Ray instance's processes too
                 group = "others"
             elif any(name in command for name in RAY_SYSTEM):
@@ -216,6 +216,7 @@ def main() -> None:
     for column in ("run", "read s", "1 local s", "2 ray s", "ratio", "command: 1 local s", "2 ray s", "ratio"):
         commands.add_column(column, justify="right")
     commands.add_column("same bytes", justify="right")
+    commands.add_column("others CPU", justify="right")
     for column in ("until first chunk", "first arguments", "running chunks", "idle at the end"):
         commands.add_column(f"ray worker: {column}", justify="right")
     where = Table(title="the 2 Ray workers' runs: CPU seconds per group of processes, and each worker's time (mean)")
@@ -233,13 +234,16 @@ def main() -> None:
         timeline = worker_timeline(started, ended)
         local, local_records, _, _ = timed(splits, scenes, Workers(2))
         same = records == reference == local_records
-        alone_command, ray_command = new_driver(args, "local"), new_driver(args, address)
+        alone_command = new_driver(args, "local")
+        with CpuCensus() as command_census:
+            ray_command = new_driver(args, address)
         commands.add_row(
             str(run), f"{ray_command['read_s']:.2f}", f"{alone_command['evaluate_s']:.2f}",
             f"{ray_command['evaluate_s']:.2f}", f"{alone_command['evaluate_s'] / ray_command['evaluate_s']:.2f}x",
             f"{alone_command['command_s']:.2f}", f"{ray_command['command_s']:.2f}",
             f"{alone_command['command_s'] / ray_command['command_s']:.2f}x",
             str(alone_command["records"] == ray_command["records"] == reference),
+            f"{command_census.groups['others']:.2f}",
             *(f"{ray_command['timeline'].get(c, float('nan')):.2f}" for c in
               ("until first chunk", "first arguments", "running chunks", "idle at the end")),
         )  # fmt: skip
@@ -261,6 +265,7 @@ def main() -> None:
                 "cpu_s": census.groups, "worker_mean_s": timeline,
                 "commands": {k: {n: v for n, v in c.items() if n != "records"} for k, c in
                              (("one_local", alone_command), ("two_ray", ray_command))},
+                "command_cpu_s": command_census.groups,
             }
         )  # fmt: skip
     console.print(scaling)
