@@ -10,10 +10,9 @@ the next chunk waits at hand when one finishes; a worker process is set up at th
 gets (Ray may keep a worker process from one run for the next: it is set up again). A worker process takes
 about a second to start (Python, Ray, homesim's modules): `prestart(workers, modules)` starts them ahead of
 a run, while the caller goes on (a command reading its data), and the next run on those workers uses them.
-A chunk whose
-worker raises or dies is tried once more (a dead worker is started again); a chunk that fails twice comes
-back as a `Failed` with the reason, and the rest of the run goes on. Locally, an exception ends the run as
-it would in one process.
+A chunk whose worker raises or dies is tried once more (a dead worker is started again); a chunk that fails
+twice comes back as a `Failed` with the reason, and the rest of the run goes on. Locally, an exception ends
+the run as it would in one process.
 
 Ray: `ray start --head` on one machine, `ray start --address HEAD:6379` on the others, each with
 `RAY_worker_niceness=0 RAY_idle_worker_killing_time_threshold_ms=60000` in its environment (see RAY_SETTINGS),
