@@ -42,7 +42,8 @@ class DyingAgent(RandomAgent):
 
 @pytest.fixture(scope="module")
 def ray_instance():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR", _system_config=RAY_SETTINGS)
+    settings = {"include_dashboard": False, "log_to_driver": False, "logging_level": "ERROR"}
+    ray.init(num_cpus=2, _system_config=RAY_SETTINGS, **settings)  # as homesim starts one
     yield
     ray.shutdown()
 
