@@ -18,6 +18,14 @@ and the modules of the functions passed: homesim's evaluation), seconds running 
 sets the worker up: the shared data fetched and unpickled), between chunks, and idle at the end (the
 driver sorting the records and writing the summary).
 
+A run in the bench's own driver finds the worker processes of its last run (the first finds those Ray starts
+with the instance); a command is a new driver, with worker processes of its own. So each run also times a
+command's way: a new driver process (`--driver`) does what `homesim evaluate --backend ray --workers 2` does
+(worker processes started and their modules imported, `homesim.parallel.prestart`, while it reads the dataset,
+then the evaluation), and one does what `--workers 1` does; each says how long its evaluation took, and the
+whole command (from its process's start to its records written: Python, imports, Ray's connection, the
+dataset read), with its workers' time from Ray's timeline.
+
 `--ray-niceness 15` starts the instance with Ray's default worker niceness instead of homesim's 0.
 
     python bench/ray_scaling.py [--runs 3] [--ray-address auto | --ray-niceness 15] [--json F]
@@ -29,6 +37,8 @@ import argparse
 import json
 import os
 import pickle
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -40,7 +50,7 @@ from rich.table import Table
 
 from homesim.datasets.alfred_episodes import import_alfred
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
-from homesim.parallel import Workers, start_ray
+from homesim.parallel import RAY_SETTINGS, Workers, prestart, start_ray
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "alfred"
 RAY_SYSTEM = ("gcs_server", "raylet", "dashboard", "monitor.py", "ray::DashboardAgent", "ray::RuntimeEnv")
@@ -82,8 +92,8 @@ class CpuCensus:
         self.groups = {"driver": 0.0, "Ray workers": 0.0, "Ray's processes": 0.0, "others": 0.0}
         for pid, (command, seconds, _) in self.last.items():
             spent = seconds - self.first.get(pid, (command, 0.0))[1]
-            if pid == os.getpid():
-                group = "driver"
+            if pid == os.getpid() or ("--driver" in command and self._descends_from_driver(pid)):
+                group = "driver"  # the bench, or a command's driver it started
             elif not self._descends_from_driver(pid):  # another Ray instance's processes too
                 group = "others"
             elif any(name in command for name in RAY_SYSTEM):
@@ -145,6 +155,33 @@ def timed(splits, scenes, workers: Workers) -> tuple[float, bytes, float, float]
         return seconds, (Path(out) / "records.jsonl").read_bytes(), begin, end
 
 
+def driver(args: argparse.Namespace) -> None:
+    """One command's run (`--driver ADDRESS`: 2 Ray workers of the instance there; `--driver local`: one
+    process), printed as JSON: its seconds to read the dataset and to evaluate, and the evaluation's start
+    and end (epoch seconds)."""
+    workers = Workers(1) if args.driver == "local" else Workers(2, "ray", args.driver)
+    prestart(workers, ("homesim.evaluation.evaluate",))  # as `homesim evaluate` does, before reading
+    started = time.perf_counter()
+    splits, scenes, _ = import_alfred(args.trajectories, args.layouts)
+    read = time.perf_counter() - started
+    seconds, records, begin, end = timed(splits, scenes, workers)
+    print(json.dumps({"read_s": read, "evaluate_s": seconds, "begin": begin, "end": end, "records": records.hex()}))
+
+
+def new_driver(args: argparse.Namespace, address: str) -> dict:
+    """A driver's figures, its whole time (from its start to its end, Ray's disconnection included), and
+    its Ray workers' timeline."""
+    command = [sys.executable, __file__, "--driver", address, "--trajectories", str(args.trajectories)]
+    wall = time.perf_counter()
+    found = subprocess.run([*command, "--layouts", str(args.layouts)], capture_output=True, text=True)
+    wall = time.perf_counter() - wall
+    if found.returncode != 0:
+        raise SystemExit(f"the driver failed: {found.stderr}")
+    figures = json.loads(found.stdout.splitlines()[-1])
+    timeline = {} if address == "local" else worker_timeline(figures["begin"], figures["end"])
+    return figures | {"records": bytes.fromhex(figures["records"]), "command_s": wall, "timeline": timeline}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--trajectories", type=Path, default=SHARED / "trajectories" / "valid_seen.jsonl.gz")
@@ -153,24 +190,35 @@ def main() -> None:
     parser.add_argument("--ray-address", help="an instance already running (auto: the one `ray start` made)")
     parser.add_argument("--ray-niceness", type=int, help="start the instance with this worker niceness")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--driver", help=argparse.SUPPRESS)  # one command's run, in a process of its own
     args = parser.parse_args()
+    if args.driver:
+        return driver(args)
     splits, scenes, _ = import_alfred(args.trajectories, args.layouts)
     begin = time.perf_counter()
     if args.ray_niceness is None:
         start_ray(Workers(2, "ray", args.ray_address))  # as homesim starts or joins one
     else:
-        settings = {"worker_niceness": args.ray_niceness}
+        settings = RAY_SETTINGS | {"worker_niceness": args.ray_niceness}
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _system_config=settings)
     start_up = time.perf_counter() - begin
     time.sleep(2)  # Ray's processes settle, as on an instance started earlier
     instance = f"at {args.ray_address}" if args.ray_address else f"started by the bench in {start_up:.1f} s"
     instance += "" if args.ray_niceness is None else f", worker niceness {args.ray_niceness}"
+    address = ray.get_runtime_context().gcs_address
     console = Console()
     console.print(f"Ray instance {instance}, already running when each run starts; {os.cpu_count()} cores")
 
     scaling = Table(title="expert over valid_seen: 1 local process against 2 Ray workers, back to back")
     for column in ("run", "load", "1 local s", "2 ray s", "ratio", "with start-up", "same bytes", "2 local s", "ratio"):
         scaling.add_column(column, justify="right")
+    commands = Table(title="as commands: each a new driver; its evaluation, and the whole command (1 local vs 2 Ray)")
+    for column in ("run", "read s", "1 local s", "2 ray s", "ratio", "command: 1 local s", "2 ray s", "ratio"):
+        commands.add_column(column, justify="right")
+    commands.add_column("same bytes", justify="right")
+    commands.add_column("others CPU", justify="right")
+    for column in ("until first chunk", "first arguments", "running chunks", "idle at the end"):
+        commands.add_column(f"ray worker: {column}", justify="right")
     where = Table(title="the 2 Ray workers' runs: CPU seconds per group of processes, and each worker's time (mean)")
     census_columns = ("driver", "Ray workers", "Ray's processes", "others")
     timeline_columns = ("until first chunk", "first arguments", "running chunks", "between chunks", "idle at the end")
@@ -186,6 +234,19 @@ def main() -> None:
         timeline = worker_timeline(started, ended)
         local, local_records, _, _ = timed(splits, scenes, Workers(2))
         same = records == reference == local_records
+        alone_command = new_driver(args, "local")
+        with CpuCensus() as command_census:
+            ray_command = new_driver(args, address)
+        commands.add_row(
+            str(run), f"{ray_command['read_s']:.2f}", f"{alone_command['evaluate_s']:.2f}",
+            f"{ray_command['evaluate_s']:.2f}", f"{alone_command['evaluate_s'] / ray_command['evaluate_s']:.2f}x",
+            f"{alone_command['command_s']:.2f}", f"{ray_command['command_s']:.2f}",
+            f"{alone_command['command_s'] / ray_command['command_s']:.2f}x",
+            str(alone_command["records"] == ray_command["records"] == reference),
+            f"{command_census.groups['others']:.2f}",
+            *(f"{ray_command['timeline'].get(c, float('nan')):.2f}" for c in
+              ("until first chunk", "first arguments", "running chunks", "idle at the end")),
+        )  # fmt: skip
         cold = "" if args.ray_address else f"{one / (two + start_up):.2f}x"
         scaling.add_row(
             str(run), f"{load:.1f}", f"{one:.2f}", f"{two:.2f}", f"{one / two:.2f}x", cold, str(same),
@@ -202,10 +263,14 @@ def main() -> None:
                 "load": load, "one_local_s": one, "two_ray_s": two, "ratio": one / two, "same_bytes": same,
                 "two_local_s": local, "local_ratio": one / local, "one_local_cpu_s": alone.groups["driver"],
                 "cpu_s": census.groups, "worker_mean_s": timeline,
+                "commands": {k: {n: v for n, v in c.items() if n != "records"} for k, c in
+                             (("one_local", alone_command), ("two_ray", ray_command))},
+                "command_cpu_s": command_census.groups,
             }
         )  # fmt: skip
     console.print(scaling)
     console.print(where)
+    console.print(commands)
     ray.shutdown()
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1))

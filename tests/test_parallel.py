@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from homesim.datasets.builtin import builtin_episodes
 from homesim.evaluation.alfred_suite import work_items
 from homesim.evaluation.evaluate import EvaluationConfig, chunks_of, evaluate
 from homesim.evaluation.records import read_records
-from homesim.parallel import Workers, run_chunks
+from homesim.parallel import RAY_SETTINGS, Workers, prestart, run_chunks
 
 ray = pytest.importorskip("ray")
 
@@ -41,7 +42,8 @@ class DyingAgent(RandomAgent):
 
 @pytest.fixture(scope="module")
 def ray_instance():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    settings = {"include_dashboard": False, "log_to_driver": False, "logging_level": "ERROR"}
+    ray.init(num_cpus=2, _system_config=RAY_SETTINGS, **settings)  # as homesim starts one
     yield
     ray.shutdown()
 
@@ -112,6 +114,38 @@ def test_ray_workers_kept_between_runs_use_each_runs_own_shared_data(ray_instanc
     for value in ("first run", "second run"):  # the second run's workers are the first's, set up again
         results = dict(run_chunks(_shared_value, (value,), _with_shared, list(range(6)), Workers(2, "ray")))
         assert results == {i: (value, i) for i in range(6)}
+
+
+def _imported(state, module):
+    return module in sys.modules
+
+
+def test_a_run_after_prestart_runs_on_the_workers_it_started(ray_instance):
+    prestart(Workers(2, "ray"), ("tabnanny",))  # a module nothing else here imports
+    time.sleep(2.5)  # the caller reads its data; the workers, started and idle meanwhile, are kept
+    assert dict(run_chunks(_shared_value, (None,), _imported, ["tabnanny"] * 6, Workers(2, "ray"))) == {
+        i: True for i in range(6)
+    }
+
+
+def test_a_run_on_other_workers_than_prestarted_gives_back_the_prestarted_ones(ray_instance):
+    prestart(Workers(1, "ray"), ())
+    results = dict(run_chunks(_shared_value, ("run",), _with_shared, list(range(4)), Workers(2, "ray")))
+    assert results == {i: ("run", i) for i in range(4)}
+    assert ray.util.placement_group_table() == {} or all(
+        group["state"] == "REMOVED" for group in ray.util.placement_group_table().values()
+    )
+
+
+def test_evaluate_on_ray_started_before_the_episodes_are_read_gives_the_bytes_of_one_process(ray_instance, tmp_path):
+    from typer.testing import CliRunner
+
+    from homesim.cli import app
+
+    for name, options in (("one", []), ("ray", ["--workers", "2", "--backend", "ray"])):
+        result = CliRunner().invoke(app, ["evaluate", "--agent", "random", "--out", str(tmp_path / name), *options])
+        assert result.exit_code == 0, result.output
+    assert (tmp_path / "one" / "records.jsonl").read_bytes() == (tmp_path / "ray" / "records.jsonl").read_bytes()
 
 
 def test_a_worker_evaluating_alfred_does_not_import_scipy():

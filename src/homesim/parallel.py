@@ -7,18 +7,23 @@ results in their own order, so what they write never depends on the backend or t
 
 On Ray, each chunk is a task in a placement group of `workers` CPUs, so at most that many run at once and
 the next chunk waits at hand when one finishes; a worker process is set up at the first chunk of a run it
-gets (Ray may keep a worker process from one run for the next: it is set up again). A chunk whose
-worker raises or dies is tried once more (a dead worker is started again); a chunk that fails twice comes
-back as a `Failed` with the reason, and the rest of the run goes on. Locally, an exception ends the run as
-it would in one process.
+gets (Ray may keep a worker process from one run for the next: it is set up again). A worker process takes
+about a second to start (Python, Ray, homesim's modules): `prestart(workers, modules)` starts them ahead of
+a run, while the caller goes on (a command reading its data), and the next run on those workers uses them.
+A chunk whose worker raises or dies is tried once more (a dead worker is started again); a chunk that fails
+twice comes back as a `Failed` with the reason, and the rest of the run goes on. Locally, an exception ends
+the run as it would in one process.
 
-Ray: `RAY_worker_niceness=0 ray start --head` on one machine, `RAY_worker_niceness=0 ray start --address
-HEAD:6379` on the others, then any command with `--backend ray --ray-address auto`. Without an address a
-local Ray instance is started (and stopped at the end) with `workers` CPUs.
+Ray: `ray start --head` on one machine, `ray start --address HEAD:6379` on the others, each with
+`RAY_worker_niceness=0 RAY_idle_worker_killing_time_threshold_ms=60000` in its environment (see RAY_SETTINGS),
+then any command with `--backend ray --ray-address auto`. Without an address a local Ray instance is started
+with `workers` CPUs. Ray stays connected after a run, for the next (Ray disconnects, and stops an instance it
+started, when the process ends: within a run that took from 0.3 to 1.4 s).
 """
 
 from __future__ import annotations
 
+import importlib
 import multiprocessing
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -87,8 +92,11 @@ AHEAD = 2  # chunks sent per worker: the next one waits at hand when one finishe
 
 
 # Ray runs its workers at niceness 15 by default: beside any other work on a machine (local processes run at
-# 0) they get a fraction of a core. An instance homesim starts runs them at 0; a cluster's is set at `ray start`.
-RAY_SETTINGS = {"worker_niceness": 0}
+# 0) they get a fraction of a core. And while a run's placement group holds all of a machine's CPUs, Ray ends
+# a worker process idle for 1 s (its default), so a worker started ahead of the run, or kept from the last
+# one, would be gone when the run's chunks come, and a new one paid for. An instance homesim starts runs its
+# workers at 0 and keeps them idle for a minute; a cluster's are set at `ray start`.
+RAY_SETTINGS = {"worker_niceness": 0, "idle_worker_killing_time_threshold_ms": 60_000}
 
 
 def start_ray(workers: Workers) -> None:
@@ -105,17 +113,79 @@ def start_ray(workers: Workers) -> None:
         ray.init(address=workers.address, log_to_driver=False, logging_level="ERROR")
 
 
-def _on_ray(setup: Callable, shared: tuple, work: Callable, chunks: Sequence, workers: Workers):
+_connected: Workers | None = None  # the Ray connection this process made, kept for its later runs
+
+
+def _connect(workers: Workers) -> None:
+    """Ray connected for a run on `workers`: as it is, unless this process connected it for workers it does not
+    suit (another address, or a local instance of fewer CPUs)."""
     import ray
 
-    started_here = not ray.is_initialized()
-    if started_here:
-        start_ray(workers)
-    try:
-        yield from _schedule(setup, shared, work, chunks, workers.count)
-    finally:
-        if started_here:
+    global _connected
+    if _connected is not None and ray.is_initialized():
+        if _connected.address != workers.address or (workers.address is None and workers.count > _connected.count):
             ray.shutdown()
+    if not ray.is_initialized():
+        start_ray(workers)
+        _connected = workers
+
+
+@dataclass
+class _RayWorkers:
+    """A placement group of `workers.count` CPUs on the Ray cluster this process is connected to."""
+
+    workers: Workers
+    group: object
+
+    @classmethod
+    def reserve(cls, workers: Workers) -> _RayWorkers:
+        from ray.util.placement_group import placement_group
+
+        _connect(workers)
+        return cls(workers, placement_group([{"CPU": 1}] * workers.count))
+
+    def release(self) -> None:
+        from ray.util.placement_group import remove_placement_group
+
+        remove_placement_group(self.group)
+
+
+_prestarted: _RayWorkers | None = None  # made by `prestart`, for the next run
+
+
+def _import(modules: Sequence[str]) -> None:
+    for name in modules:
+        importlib.import_module(name)
+
+
+def prestart(workers: Workers, modules: Sequence[str] = ()) -> None:
+    """Starts the worker processes of the next Ray run on `workers` now, each importing `modules`, and
+    returns at once: they start while the caller goes on (e.g. reads its data) instead of when the run's
+    first chunks come. Local workers need no head start (they fork from the caller, or start with the run)."""
+    global _prestarted
+    if workers.backend != "ray" or _prestarted is not None:
+        return
+    import ray
+    from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
+
+    _prestarted = _RayWorkers.reserve(workers)
+    strategy = PlacementGroupSchedulingStrategy(_prestarted.group)
+    warm = ray.remote(_import).options(num_cpus=1, max_retries=0, scheduling_strategy=strategy)
+    for _ in range(workers.count):  # one a bundle; an import that fails fails again, and says so, in the run
+        warm.remote(tuple(modules))
+
+
+def _on_ray(setup: Callable, shared: tuple, work: Callable, chunks: Sequence, workers: Workers):
+    global _prestarted
+    ready, _prestarted = _prestarted, None
+    if ready is not None and ready.workers != workers:
+        ready.release()
+        ready = None
+    ready = ready or _RayWorkers.reserve(workers)
+    try:
+        yield from _schedule(setup, shared, work, chunks, ready.group, workers.count)
+    finally:
+        ready.release()
 
 
 def _ray_task(run: str, setup: Callable, shared_refs: list, work: Callable, chunk: object) -> object:
@@ -129,12 +199,10 @@ def _ray_task(run: str, setup: Callable, shared_refs: list, work: Callable, chun
     return work(_state, chunk)
 
 
-def _schedule(setup: Callable, shared: tuple, work: Callable, chunks: Sequence, count: int):
+def _schedule(setup: Callable, shared: tuple, work: Callable, chunks: Sequence, group: object, count: int):
     import ray
-    from ray.util.placement_group import placement_group, remove_placement_group
     from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
-    group = placement_group([{"CPU": 1}] * count)  # `count` workers, whatever the cluster's size
     task = ray.remote(_ray_task).options(
         num_cpus=1, max_retries=0, scheduling_strategy=PlacementGroupSchedulingStrategy(group)
     )
@@ -149,22 +217,19 @@ def _schedule(setup: Callable, shared: tuple, work: Callable, chunks: Sequence, 
             tries[i] += 1
             running[task.remote(run, setup, refs, work, chunks[i])] = i
 
-    try:
+    send()
+    while running:
+        [done], _ = ray.wait(list(running), num_returns=1)
+        i = running.pop(done)
+        finished: tuple | None = None
+        try:
+            finished = (i, ray.get(done))
+        except ray.exceptions.RayError as e:  # the work raised, or its worker died
+            if tries[i] < TRIES:
+                pending.append(i)
+            else:
+                reason = f"failed {tries[i]} times on Ray: {type(e).__name__}: {str(e).splitlines()[0]}"
+                finished = (i, Failed(reason))
         send()
-        while running:
-            [done], _ = ray.wait(list(running), num_returns=1)
-            i = running.pop(done)
-            finished: tuple | None = None
-            try:
-                finished = (i, ray.get(done))
-            except ray.exceptions.RayError as e:  # the work raised, or its worker died
-                if tries[i] < TRIES:
-                    pending.append(i)
-                else:
-                    reason = f"failed {tries[i]} times on Ray: {type(e).__name__}: {str(e).splitlines()[0]}"
-                    finished = (i, Failed(reason))
-            send()
-            if finished is not None:
-                yield finished
-    finally:
-        remove_placement_group(group)
+        if finished is not None:
+            yield finished

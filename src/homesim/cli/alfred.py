@@ -45,7 +45,8 @@ def alfred_replay(
     def progress(items, total):
         return track(items, total=total, description="replaying", console=console)
 
-    report = replay_path(trajectories, layouts, progress, workers_of(workers, backend, ray_address))
+    runs_on = workers_of(workers, backend, ray_address, ("homesim.datasets.alfred_replay",))
+    report = replay_path(trajectories, layouts, progress, runs_on)
     summary = report.summary()
 
     table = Table(title=f"ALFRED expert replay: {trajectories}")
@@ -124,7 +125,7 @@ def alfred_frames(
         split,
         size,
         limit,
-        workers_of(workers, backend, ray_address),
+        workers_of(workers, backend, ray_address, ("homesim.learning.alfred_frames",)),
         lambda items, total: progress(items, total, "rendering shards"),
     )
     seconds = time.perf_counter() - started
@@ -233,6 +234,7 @@ def generate_alfred(
     from homesim.language.alfred import annotate
     from homesim.world.catalog import alfred_catalog
 
+    runs_on = workers_of(workers, backend, ray_address, ("homesim.datasets.alfred_generate",))
     if scenes == "procedural":
         places = procedural_places(split_counts(episodes), seed)
     elif scenes == "alfred":
@@ -242,7 +244,7 @@ def generate_alfred(
     else:
         raise typer.BadParameter("use procedural or alfred", param_hint="--scenes")
 
-    splits, problems = generate(places, episodes, seed, annotate, workers_of(workers, backend, ray_address), progress)
+    splits, problems = generate(places, episodes, seed, annotate, runs_on, progress)
     all_scenes = {p.scene.id: p.scene for pool in places.values() for p in pool}
     source = {"generator": f"homesim {__version__}", "scenes": scenes, "seed": seed, "episodes": episodes}
     write_dataset(out, splits, all_scenes, source)

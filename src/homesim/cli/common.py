@@ -107,14 +107,18 @@ RayAddressOption = Annotated[
 ]
 
 
-def workers_of(count: int, backend: str, address: str | None):
-    """The processes a command runs on (`homesim.parallel.Workers`), or a usage error naming the option."""
-    from homesim.parallel import Workers
+def workers_of(count: int, backend: str, address: str | None, imports: tuple[str, ...] = ()):
+    """The processes a command runs on (`homesim.parallel.Workers`), or a usage error naming the option.
+    Ray's worker processes start at once, each importing `imports` (the modules of the command's work), so
+    a command asks for them before it reads its data, and they start meanwhile."""
+    from homesim.parallel import Workers, prestart
 
     try:
-        return Workers(count, backend, address)
+        workers = Workers(count, backend, address)
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--backend") from e
+    prestart(workers, imports)
+    return workers
 
 
 def play_in_terminal(env, episode: int) -> dict:

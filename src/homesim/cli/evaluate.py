@@ -77,6 +77,7 @@ def evaluate_command(
         raise typer.BadParameter(f"unknown suite {suite!r}; known: {', '.join(SUITES)}", param_hint="--suite")
     if observation_filter not in OBSERVATION_FILTERS:
         raise typer.BadParameter(f"unknown ablation; known: {', '.join(OBSERVATION_FILTERS)}", param_hint="--ablation")
+    runs_on = workers_of(workers, backend, ray_address, ("homesim.evaluation.evaluate",))  # Ray's start meanwhile
     try:
         source = read_episodes(episodes, layouts, split, suite)
     except DataError as e:
@@ -141,7 +142,7 @@ def evaluate_command(
     def progress(items, total):
         return track(items, total=total, description=f"evaluating {agent}", console=console)
 
-    summary = evaluate(splits, scenes, config, out, workers_of(workers, backend, ray_address), progress)
+    summary = evaluate(splits, scenes, config, out, runs_on, progress)
     setting = options.get("observability", interface)
     title = f"{agent} ({setting}) on {episodes or 'built-in episodes'}"
     console.print(subgoals_table(summary) if subgoals else suite_named(config.suite).table(summary, title))

@@ -95,13 +95,13 @@ def evaluate(
     records_file = out / "records.jsonl"
     suite = suite_named(config.suite)
     items = suite.work_items(splits, config)
-    records: list[EpisodeRecord] = []
+    played: list[tuple[EpisodeRecord, str]] = []  # each record with its line, written again in order at the end
     with open(records_file, "w", encoding="utf-8") as sink:
 
         def keep(finished: Iterable[EpisodeRecord]) -> None:
             for record in finished:
-                records.append(record)
-                sink.write(record.to_json() + "\n")
+                played.append((record, record.to_json() + "\n"))
+                sink.write(played[-1][1])
             sink.flush()
 
         if workers.count <= 1 and workers.backend == "local":
@@ -117,8 +117,9 @@ def evaluate(
                     if isinstance(result, Failed)
                     else result
                 )
-    records.sort(key=lambda r: r.key)
-    _replace(records_file, "".join(r.to_json() + "\n" for r in records))
+    played.sort(key=lambda pair: pair[0].key)
+    _replace(records_file, "".join(line for _, line in played))
+    records = [record for record, _ in played]
     summary = summary_of(records, config)
     _replace(out / "summary.json", json.dumps(summary, indent=1, sort_keys=True))
     return summary

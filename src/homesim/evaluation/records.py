@@ -12,7 +12,7 @@ keeps every record it finished.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from homesim.errors import DataError
@@ -43,7 +43,7 @@ class EpisodeRecord:
     measures: dict = field(default_factory=dict)  # the suite's own per-episode figures, JSON values
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True)
+        return json.dumps(vars(self), sort_keys=True)  # its fields hold JSON values only: asdict's copy is not needed
 
     @property
     def key(self) -> tuple:
