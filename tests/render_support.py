@@ -13,7 +13,7 @@ from typer.testing import CliRunner, Result
 from homesim.datasets.alfred import AlfredEpisode, episode_from_trajectory
 from homesim.datasets.alfred_files import RawTrajectory, read_trajectories
 from homesim.render import Renderer, RenderingUnavailable
-from homesim.render.renderer import IMAGES
+from homesim.render.renderer import IMAGES, VIEWS_KEPT
 from homesim.cli.render import render_episode
 from homesim.scenes.alfred import build_scene, gather_evidence
 from homesim.world.dynamics import step
@@ -21,9 +21,11 @@ from homesim.world.scene import Scene
 from homesim.world.state import State
 
 
-def make_renderer(width: int = 300, height: int = 300, fov: float = 90.0, depth_range=None, images=IMAGES) -> Renderer:
+def make_renderer(
+    width: int = 300, height: int = 300, fov: float = 90.0, depth_range=None, images=IMAGES, views: int = VIEWS_KEPT
+) -> Renderer:
     try:
-        return Renderer(width, height, fov, depth_range, images=images)
+        return Renderer(width, height, fov, depth_range, images=images, views=views)
     except RenderingUnavailable as e:
         pytest.skip(str(e))
 
