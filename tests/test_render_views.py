@@ -81,3 +81,17 @@ def test_new_objects_what_is_held_and_only_are_new_views(room):
 def test_bad_views_are_one_line_errors(views):
     with pytest.raises(ValueError, match="views="):
         Renderer(views=views)
+
+
+def test_fbo_holds_the_images_of_the_view_drawn_or_read_back_last(room):
+    scene, state = room
+    with make_renderer(views=2, images=("depth",)) as renderer:
+        with pytest.raises(ValueError, match="no view drawn yet"):
+            renderer.fbo
+        first = renderer.render(scene, posed(state, 0))
+        renderer.render(scene, posed(state, 90))
+        renderer.render(scene, posed(state, 0))  # read back
+        depth = np.empty_like(first.depth)
+        with renderer.ctx:  # render() leaves the context it found current
+            renderer.fbo.read_into(depth, components=1, attachment=0, dtype="f4")
+    assert np.array_equal(depth, first.depth)

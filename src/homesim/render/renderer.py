@@ -134,6 +134,13 @@ class Renderer:
         self._objects: tuple | None = None  # (objects dict, held ids, scene drawables, ObjectDrawables)
         self._uploaded: dict[str, np.ndarray] = {}
 
+    @property
+    def fbo(self) -> moderngl.Framebuffer:
+        """The framebuffer holding the images of the view drawn or read back last."""
+        if not self._views:
+            raise ValueError("no view drawn yet: render one first")
+        return next(reversed(self._views.values()))[1]
+
     def _framebuffer(self) -> moderngl.Framebuffer:
         """A framebuffer to draw a new view into: a new one, or that of the view seen longest ago."""
         if len(self._views) < max(self.views, 1):
