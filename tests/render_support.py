@@ -13,7 +13,7 @@ from typer.testing import CliRunner, Result
 from homesim.datasets.alfred import AlfredEpisode, episode_from_trajectory
 from homesim.datasets.alfred_files import RawTrajectory, read_trajectories
 from homesim.render import Renderer, RenderingUnavailable
-from homesim.render.renderer import IMAGES, VIEWS_KEPT
+from homesim.render.renderer import IMAGES
 from homesim.cli.render import render_episode
 from homesim.scenes.alfred import build_scene, gather_evidence
 from homesim.world.dynamics import step
@@ -22,7 +22,7 @@ from homesim.world.state import State
 
 
 def make_renderer(
-    width: int = 300, height: int = 300, fov: float = 90.0, depth_range=None, images=IMAGES, views: int = VIEWS_KEPT
+    width: int = 300, height: int = 300, fov: float = 90.0, depth_range=None, images=IMAGES, views: int = 1
 ) -> Renderer:
     try:
         return Renderer(width, height, fov, depth_range, images=images, views=views)

@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 from render_support import make_renderer
 
+from homesim.datasets.objectnav_builtin import builtin_objectnav
+from homesim.envs.objectnav import ObjectNavEnv
 from homesim.render import Renderer
 from homesim.render.renderer import IMAGES
 from homesim.scenes.procedural import generate_room
@@ -95,3 +97,15 @@ def test_fbo_holds_the_images_of_the_view_drawn_or_read_back_last(room):
         with renderer.ctx:  # render() leaves the context it found current
             renderer.fbo.read_into(depth, components=1, attachment=0, dtype="f4")
     assert np.array_equal(depth, first.depth)
+
+
+def test_objectnav_reads_a_turn_and_back_without_drawing():
+    make_renderer().close()  # skips without EGL
+    episodes, scenes = builtin_objectnav()
+    env = ObjectNavEnv(episodes[:1], scenes, pixels=("rgb", "depth"))
+    start, _ = env.reset(options={"episode": 0})
+    for action in ("TURN_LEFT", "LOOK_DOWN", "LOOK_UP"):
+        env.step(action)
+    back = env.step("TURN_RIGHT")[0]
+    assert env.renderer.reused == 2  # the turn and back; looking down and up again
+    assert all(np.array_equal(start[k], back[k]) for k in ("rgb", "depth"))
