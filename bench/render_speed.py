@@ -81,12 +81,13 @@ def frames_per_second(renderer: Renderer, scene, states: list, frames: int) -> f
 def readback_per_second(renderer: Renderer, frames: int) -> float:
     w, h = renderer.camera.width, renderer.camera.height
     rgb, depth, ids = np.empty((h, w, 3), np.uint8), np.empty((h, w), np.float32), np.empty((h, w), np.int32)
-    begin = time.perf_counter()
-    for _ in range(frames):
-        renderer.fbo.read_into(rgb, components=3, attachment=0)
-        renderer.fbo.read_into(depth, components=1, attachment=1, dtype="f4")
-        renderer.fbo.read_into(ids, components=1, attachment=2, dtype="i4")
-    return frames / (time.perf_counter() - begin)
+    with renderer.ctx:  # render() leaves the context it found current: outside it, reads return zeros
+        begin = time.perf_counter()
+        for _ in range(frames):
+            renderer.fbo.read_into(rgb, components=3, attachment=0)
+            renderer.fbo.read_into(depth, components=1, attachment=1, dtype="f4")
+            renderer.fbo.read_into(ids, components=1, attachment=2, dtype="i4")
+        return frames / (time.perf_counter() - begin)
 
 
 def main() -> None:

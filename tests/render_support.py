@@ -21,9 +21,11 @@ from homesim.world.scene import Scene
 from homesim.world.state import State
 
 
-def make_renderer(width: int = 300, height: int = 300, fov: float = 90.0, depth_range=None, images=IMAGES) -> Renderer:
+def make_renderer(
+    width: int = 300, height: int = 300, fov: float = 90.0, depth_range=None, images=IMAGES, views: int = 1
+) -> Renderer:
     try:
-        return Renderer(width, height, fov, depth_range, images=images)
+        return Renderer(width, height, fov, depth_range, images=images, views=views)
     except RenderingUnavailable as e:
         pytest.skip(str(e))
 

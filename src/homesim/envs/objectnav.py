@@ -42,6 +42,9 @@ from homesim.world.scene import Scene
 from homesim.world.state import AgentState, State
 
 PIXELS = ("rgb", "depth", "semantic")
+# views the renderer keeps drawn: random actions see 46% of their views again within 4 (1: 21%, 8: 50%),
+# read back without drawing; 2.4 MB each at RGB-D 640x480
+KEPT_VIEWS = 4
 CATEGORY_NAMES = tuple(CATEGORIES)  # objectgoal and semantic index these
 CATEGORY_OF = {cls: CATEGORY_NAMES.index(category) for category, classes in CATEGORIES.items() for cls in classes}
 STEP_PENALTY, SUCCESS_REWARD = -0.01, 10.0
@@ -103,7 +106,9 @@ class ObjectNavEnv(gymnasium.Env):
             from homesim.render import Renderer
 
             images = {"rgb": "rgb", "depth": "depth", "semantic": "segmentation"}  # sensor -> image drawn
-            self.renderer = Renderer(**embodiment.renderer_settings(), images=[images[p] for p in self.pixels])
+            self.renderer = Renderer(
+                **embodiment.renderer_settings(), images=[images[p] for p in self.pixels], views=KEPT_VIEWS
+            )
         self._views: dict[str, Scene] = {}  # scenes seen from the embodiment's camera height
         height, width = embodiment.height, embodiment.width
         self.action_space = spaces.Discrete(len(ACTIONS))

@@ -5,12 +5,20 @@
     renderer = Renderer(**OBJECTNAV, images=("rgb", "depth"))  # only what the sensors use
     frame = renderer.render(scene, state, agent=0)
     frame.rgb, frame.depth, frame.segmentation, frame.object_ids
+    renderer.reused  # how many frames were read back without drawing (a view seen again)
 
 Every shape of one kind is drawn in one instanced call. A scene's floor, walls and ceiling are uploaded
 once; the objects' instances are rebuilt only when the state's objects change (a navigation step keeps
 them), so a frame costs little more than rasterising and reading back its images. Each image is a colour
 attachment that llvmpipe fills pixel by pixel, so a renderer draws only the `images` it was asked for;
 an image it draws is the same, to the bit, whichever others are drawn with it.
+
+Drawing is nearly all of a frame's cost (llvmpipe rasterising and clearing 640x480 images: about 2.6 of
+3.2 ms of CPU; bench/objectnav_speed.py), and agents often see a view again: a blocked move, a look up
+at the limit, a turn and back. So the last `views` views stay drawn, each in a framebuffer of its own,
+and a view seen again is only read back: the same bits as drawing it, in new arrays. One (the default)
+costs nothing; more cost their images' memory and, at 300x300, about 1.5% per new view (its images are
+no longer in the cache): ObjectNav's env keeps 4.
 """
 
 from __future__ import annotations
@@ -100,9 +108,12 @@ class Renderer:
         depth_range: tuple[float, float] | None = None,
         catalog: Catalog | None = None,
         images: Collection[str] = IMAGES,
+        views: int = 1,
     ) -> None:
         if isinstance(images, str) or not images or set(images) - set(IMAGES):
             raise ValueError(f"images={images!r}: give a non-empty collection of some of {', '.join(IMAGES)}")
+        if isinstance(views, bool) or not isinstance(views, int) or views < 0:
+            raise ValueError(f"views={views!r}: how many recent views stay drawn, 0 or more")
         self.images = tuple(image for image in IMAGES if image in images)
         self.camera = Camera(width, height, fov)
         self.depth_range = depth_range
@@ -121,14 +132,30 @@ class Renderer:
         self.instances = {shape: self.ctx.buffer(reserve=64 * ROW * 4) for shape in SHAPES}
         self.vaos = {shape: self._vertex_array(shape, self.instances[shape]) for shape in SHAPES}
         self.counts = dict.fromkeys(SHAPES, 0)
-        size = (width, height)
-        self.fbo = self.ctx.framebuffer(
-            [self.ctx.renderbuffer(size, ATTACHMENTS[i][0], dtype=ATTACHMENTS[i][1]) for i in self.images],
-            self.ctx.depth_renderbuffer(size),
-        )
+        self.views, self.reused = views, 0
+        self._depth_buffer = self.ctx.depth_renderbuffer((width, height))  # only needed while drawing: shared
+        # a view (see `_view_key`) -> the objects it was drawn with and the framebuffer holding its images
+        self._views: OrderedDict[tuple, tuple[ObjectDrawables, moderngl.Framebuffer]] = OrderedDict()
         self._scenes: OrderedDict[int, tuple[Scene, SceneDrawables, moderngl.VertexArray]] = OrderedDict()
         self._objects: tuple | None = None  # (objects dict, held ids, scene drawables, ObjectDrawables)
         self._uploaded: dict[str, np.ndarray] = {}
+
+    @property
+    def fbo(self) -> moderngl.Framebuffer:
+        """The framebuffer holding the images of the view drawn or read back last."""
+        if not self._views:
+            raise ValueError("no view drawn yet: render one first")
+        return next(reversed(self._views.values()))[1]
+
+    def _framebuffer(self) -> moderngl.Framebuffer:
+        """A framebuffer to draw a new view into: a new one, or that of the view seen longest ago."""
+        if len(self._views) < max(self.views, 1):
+            size = (self.camera.width, self.camera.height)
+            return self.ctx.framebuffer(
+                [self.ctx.renderbuffer(size, ATTACHMENTS[i][0], dtype=ATTACHMENTS[i][1]) for i in self.images],
+                self._depth_buffer,
+            )
+        return self._views.popitem(last=False)[1][1]
 
     def _vertex_array(self, shape: str, instances: moderngl.Buffer) -> moderngl.VertexArray:
         # skip_errors: an attribute the images drawn do not need (i_index without segmentation) is
@@ -195,9 +222,18 @@ class Renderer:
 
     def _render(self, scene: Scene, state: State, agent: int, only: Collection[str] | None) -> Frame:
         me = state.agents[agent]
-        eye = (me.x, scene.camera_height, me.z)
         drawables, structure = self._scene(scene)
         drawn = self._drawn(scene, state)
+        # Everything a frame depends on: the objects drawn (they stand for the scene and its state's objects,
+        # see `_drawn`; an entry keeps them, so no other takes their id), the agent's pose and held object,
+        # and which objects are drawn.
+        key = (id(drawn), me.x, me.z, me.yaw, me.horizon, me.held, None if only is None else frozenset(only))
+        if self.views and key in self._views:
+            self._views.move_to_end(key)
+            self.reused += 1
+            return self._read(self._views[key][1], drawn.object_ids)
+        fbo = self._framebuffer()
+        eye = (me.x, scene.camera_height, me.z)
         hand = None
         if me.held is not None:
             axes = Camera.axes(me.yaw, me.horizon)
@@ -216,8 +252,8 @@ class Renderer:
         for program in self.programs.values():
             program["view_projection"].write(view_projection)
         self.programs[True]["eye"].value = eye
-        self.fbo.use()
-        self.fbo.clear(0.0, 0.0, 0.0, 1.0, depth=1.0)  # depth 0 and index 0 (= -1) where nothing is drawn
+        fbo.use()
+        fbo.clear(0.0, 0.0, 0.0, 1.0, depth=1.0)  # depth 0 and index 0 (= -1) where nothing is drawn
         self.ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         for shape in SHAPES:
             if self.counts[shape] and shape not in OPEN_SHAPES:
@@ -228,15 +264,16 @@ class Renderer:
         for shape in OPEN_SHAPES:
             if self.counts[shape]:
                 self.vaos[shape].render(moderngl.TRIANGLES, instances=self.counts[shape])
-        return self._read(drawn.object_ids)
+        self._views[key] = (drawn, fbo)
+        return self._read(fbo, drawn.object_ids)
 
-    def _read(self, object_ids: tuple[str, ...]) -> Frame:
+    def _read(self, fbo: moderngl.Framebuffer, object_ids: tuple[str, ...]) -> Frame:
         w, h = self.camera.width, self.camera.height
         images = dict.fromkeys(IMAGES)
         for attachment, image in enumerate(self.images):
             components, dtype, numpy_type = ATTACHMENTS[image]
             pixels = np.empty((h, w, components)[: 2 + (components > 1)], dtype=numpy_type)
-            self.fbo.read_into(pixels, components=components, attachment=attachment, dtype=dtype)
+            fbo.read_into(pixels, components=components, attachment=attachment, dtype=dtype)
             images[image] = pixels
         if images["rgb"] is not None:
             # RGBA is read as it is stored (Mesa converts to RGB at 4x the cost) and the alpha left out
