@@ -54,3 +54,22 @@ def scene_cache_folder(tmp_path_factory) -> Path:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HOMESIM_CACHE", str(folder))
         yield folder
+
+
+TINY_FRAMES = {"size": 16, "limit": 2}  # the learned ALFRED agents' tests: frame size, demonstrations
+
+
+@pytest.fixture(scope="session")
+def tiny_alfred_frames(alfred_trajectories, alfred_layouts, tmp_path_factory) -> Path:
+    """A frames folder of valid_seen's first demonstrations at a tiny size, made once for every learning test
+    (torch on one thread; skips where no headless OpenGL context can be made)."""
+    import torch
+    from render_support import make_renderer
+
+    from homesim.learning.alfred_frames import extract_frames
+
+    torch.set_num_threads(1)
+    make_renderer(TINY_FRAMES["size"], TINY_FRAMES["size"]).close()
+    out = tmp_path_factory.mktemp("frames") / "f"
+    extract_frames(alfred_trajectories / "valid_seen.jsonl.gz", out, alfred_layouts, **TINY_FRAMES)
+    return out

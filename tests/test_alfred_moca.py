@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 import torch
-from render_support import make_renderer
+from conftest import TINY_FRAMES
 from typer.testing import CliRunner
 
 from homesim.agents.protocol import AgentAction, TaskSpec, filter_observation
@@ -21,7 +21,7 @@ from homesim.evaluation.runner import run_episode, task_spec
 from homesim.evaluation.subgoals import run_subgoal
 from homesim.learning.alfred_agent import MocaAgent
 from homesim.learning.alfred_data import AlfredFrames, trajectory_texts
-from homesim.learning.alfred_frames import class_map, class_names, extract_frames
+from homesim.learning.alfred_frames import class_map, class_names
 from homesim.learning.alfred_train import batch_of, train_alfred
 from homesim.learning.loop import TrainConfig, load_checkpoint
 from homesim.learning.moca import Moca, MocaConfig, moca_loss
@@ -30,14 +30,8 @@ from homesim.learning.seq2seq import Seq2SeqConfig
 from homesim.learning.vocab import Vocab
 from homesim.world.actions import ACTIONS, MOVE_AHEAD, PICKUP, ROTATE_LEFT
 
-SIZE = 16
-EPISODES = 2
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    torch.set_num_threads(1)
-    make_renderer(SIZE, SIZE).close()  # skips where no headless OpenGL context can be made
+EPISODES = TINY_FRAMES["limit"]
+pytestmark = pytest.mark.usefixtures("tiny_alfred_frames")  # torch on one thread; skips without headless OpenGL
 
 
 @pytest.fixture(scope="module")
@@ -46,10 +40,8 @@ def read(alfred_trajectories, alfred_layouts):
 
 
 @pytest.fixture(scope="module")
-def frames(alfred_trajectories, alfred_layouts, tmp_path_factory):
-    out = tmp_path_factory.mktemp("frames") / "f"
-    extract_frames(alfred_trajectories / "valid_seen.jsonl.gz", out, alfred_layouts, size=SIZE, limit=EPISODES)
-    return out
+def frames(tiny_alfred_frames):
+    return tiny_alfred_frames
 
 
 def moca_request(frames, out, **config) -> TrainRequest:

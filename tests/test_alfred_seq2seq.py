@@ -11,7 +11,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 import torch
-from render_support import make_renderer
+from conftest import TINY_FRAMES
 from typer.testing import CliRunner
 
 import homesim.learning.alfred_train as alfred_train
@@ -23,7 +23,6 @@ from homesim.envs.alfred import AlfredEnv
 from homesim.evaluation.runner import run_episode
 from homesim.learning.alfred_agent import downsize, interaction_mask
 from homesim.learning.alfred_data import AlfredFrames
-from homesim.learning.alfred_frames import extract_frames
 from homesim.learning.alfred_train import batch_of, train_alfred
 from homesim.learning.loop import TrainConfig, load_checkpoint
 from homesim.learning.request import TrainRequest
@@ -31,14 +30,8 @@ from homesim.learning.seq2seq import Seq2Seq, Seq2SeqConfig, seq2seq_loss
 from homesim.learning.vocab import Vocab
 from homesim.world.actions import ACTIONS
 
-SIZE = 16
-EPISODES = 2
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    torch.set_num_threads(1)
-    make_renderer(SIZE, SIZE).close()  # skips where no headless OpenGL context can be made
+EPISODES = TINY_FRAMES["limit"]
+pytestmark = pytest.mark.usefixtures("tiny_alfred_frames")  # torch on one thread; skips without headless OpenGL
 
 
 @pytest.fixture(scope="module")
@@ -47,10 +40,8 @@ def valid_seen(alfred_trajectories):
 
 
 @pytest.fixture(scope="module")
-def frames(valid_seen, alfred_layouts, tmp_path_factory):
-    out = tmp_path_factory.mktemp("frames") / "f"
-    extract_frames(valid_seen, out, alfred_layouts, size=SIZE, limit=EPISODES)
-    return out
+def frames(tiny_alfred_frames):
+    return tiny_alfred_frames
 
 
 @pytest.fixture(scope="module")
