@@ -1,4 +1,4 @@
-"""Training speed of ALFRED's Seq2Seq(+PM) (`homesim.learning.seq2seq`) on a frames folder: demonstration
+"""Training speed of ALFRED's Seq2Seq(+PM) and MOCA (`homesim.learning`) on a frames folder: demonstration
 steps per second through the data pipeline alone (reading and batching the memory-mapped shards) and
 through whole optimisation steps (data, forward, backward, Adam), against the bar of one epoch over 300k
 64x64 steps in well under 20 minutes (250 steps/s). A dense matrix product measured just before and just
@@ -21,8 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 from homesim.learning.alfred_data import AlfredFrames, trajectory_texts
-from homesim.learning.alfred_train import MODELS, batch_of
-from homesim.learning.seq2seq import Seq2Seq, Seq2SeqConfig, seq2seq_loss
+from homesim.learning.alfred_train import MODELS, batch_of, model_config, network
 from homesim.learning.vocab import Vocab
 
 BAR = 300_000 / (20 * 60)  # steps/s for one 300k-step epoch in 20 minutes
@@ -50,8 +49,7 @@ def main() -> None:
     vocab = Vocab.build(trajectory_texts(args.data))
     dataset = AlfredFrames(args.data, vocab)
     torch.manual_seed(0)
-    config = Seq2SeqConfig(len(vocab), tuple(dataset.meta["size"]), progress_monitor=MODELS[args.agent])
-    model = Seq2Seq(config)
+    model, objective = network(model_config(args.agent, len(vocab), dataset.meta))
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     order = torch.randperm(len(dataset), generator=torch.Generator().manual_seed(0)).tolist()
     rows = [order[(i * args.batch_size) % len(order) :][: args.batch_size] for i in range(args.batches + 1)]
@@ -66,7 +64,7 @@ def main() -> None:
     for k, chosen in enumerate(rows):
         started = time.perf_counter()
         batch = batch_of([dataset[i] for i in chosen], "none")
-        loss = seq2seq_loss(model.train(), batch)["loss"]
+        loss = objective(model.train(), batch)["loss"]
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
@@ -78,7 +76,7 @@ def main() -> None:
 
     figures = {
         "agent": args.agent,
-        "frame": "x".join(map(str, config.size)),
+        "frame": "x".join(map(str, dataset.meta["size"])),
         "batch (trajectories)": args.batch_size,
         "threads": args.threads,
         "parameters": sum(p.numel() for p in model.parameters()),
@@ -88,7 +86,7 @@ def main() -> None:
         "x the 20-minute bar": round(training / BAR, 2),
         "matmul GFLOP/s before, after": f"{before:.1f}, {after:.1f}",
     }
-    table = Table(title=f"Seq2Seq training speed on {args.data} ({trained} steps timed)")
+    table = Table(title=f"{args.agent} training speed on {args.data} ({trained} steps timed)")
     for name in figures:
         table.add_column(name, justify="right")
     table.add_row(*map(str, figures.values()))

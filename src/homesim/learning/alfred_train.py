@@ -12,6 +12,7 @@ every piece is resumable, so the command run again after a kill carries on.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -44,6 +45,17 @@ def batch_of(items: list[dict], ablation: str) -> dict:
     return batch
 
 
+def model_config(agent: str, vocab_size: int, meta: dict, ablation: str = "none") -> Seq2SeqConfig | MocaConfig:
+    """The settings of `agent`'s model for a frames folder with this meta.json and vocabulary size."""
+    config = Seq2SeqConfig(vocab_size, tuple(meta["size"]), progress_monitor=agent == "seq2seq_pm", ablation=ablation)
+    return MocaConfig(config, tuple(meta["classes"])) if agent == "moca" else config
+
+
+def network(config: Seq2SeqConfig | MocaConfig) -> tuple[Seq2Seq | Moca, Callable]:
+    """The model of these settings, with its training loss (model, batch) -> the loss's parts."""
+    return (Moca(config), moca_loss) if isinstance(config, MocaConfig) else (Seq2Seq(config), seq2seq_loss)
+
+
 def _train(
     request: TrainRequest,
     config: Seq2SeqConfig | MocaConfig,
@@ -60,13 +72,11 @@ def _train(
         order = torch.randperm(len(dataset), generator=generator).tolist()
         return [order[i : i + size] for i in range(0, len(order), size)]
 
-    objective = moca_loss if isinstance(config, MocaConfig) else seq2seq_loss
+    torch.manual_seed(request.config.seed)
+    model, objective = network(config)
 
     def loss(model: Seq2Seq | Moca, rows: list[int]) -> dict[str, torch.Tensor]:
         return objective(model, batch_of([dataset[i] for i in rows], request.ablation))
-
-    torch.manual_seed(request.config.seed)
-    model = Moca(config) if isinstance(config, MocaConfig) else Seq2Seq(config)
     if start is not None:
         model.load_state_dict(load_checkpoint(start)["model"])
     describe = {
@@ -87,14 +97,7 @@ def train_alfred(request: TrainRequest) -> TrainResult:
     request.reject("alfred", "workers", *unused, *(() if request.dagger_rounds else ("episodes", "layouts")))
     meta = read_meta(request.data)
     vocab = Vocab.build(trajectory_texts(request.data))
-    config = Seq2SeqConfig(
-        vocab_size=len(vocab),
-        size=tuple(meta["size"]),
-        progress_monitor=request.agent == "seq2seq_pm",
-        ablation=request.ablation,
-    )
-    if request.agent == "moca":
-        config = MocaConfig(config, tuple(meta["classes"]))
+    config = model_config(request.agent, len(vocab), meta, request.ablation)
     if not request.dagger_rounds:
         return _train(request, config, vocab, [request.data], request.out, None)
     side = Path(f"{request.out}.dagger")
