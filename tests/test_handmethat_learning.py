@@ -140,11 +140,15 @@ def test_train_and_evaluate_from_the_command_line(data, tmp_path):
     runner = CliRunner()
     trained = runner.invoke(app, ["train", "--agent", "drrn", "--data", str(data), "--out", str(out), "--max-steps", "1"])
     assert trained.exit_code == 0, trained.output
-    assert load_checkpoint(out)["describe"]["agent"] == "drrn"
-    evaluated = runner.invoke(app, ["evaluate", "--agent", str(out), "--episodes", str(data), "--split", "test",
-                                    "--observability", "full", "--out", str(tmp_path / "eval")])  # fmt: skip
+    describe = load_checkpoint(out)["describe"]
+    assert (describe["agent"], describe["observability"]) == ("drrn", "partial")
+    evaluate = ["evaluate", "--agent", str(out), "--episodes", str(data), "--split", "test", "--out", str(tmp_path / "eval")]
+    evaluated = runner.invoke(app, evaluate)
     assert evaluated.exit_code == 0, evaluated.output
     assert len((tmp_path / "eval" / "records.jsonl").read_text().splitlines()) == 1
+    assert json.loads((tmp_path / "eval" / "run.json").read_text())["options"] == {"observability": "partial"}
+    other_game = runner.invoke(app, [*evaluate, "--observability", "full"])  # evaluated in the game it learned
+    assert other_game.exit_code == 2 and "trained in the partial game" in other_game.output
     refused = runner.invoke(app, ["train", "--agent", "seq2seq_pm", "--data", str(data), "--out", str(out)])
     assert refused.exit_code == 1 and "Traceback" not in refused.output
     assert refused.output.strip().splitlines()[-1].startswith("Error: --agent 'seq2seq_pm'")

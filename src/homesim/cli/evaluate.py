@@ -51,7 +51,8 @@ def evaluate_command(
         str, typer.Option(help="embodied (ALFRED's actions) or text (ALFWorld-style commands, homesim/ALFRED-Text-v0)")
     ] = "embodied",
     observability: Annotated[
-        str | None, typer.Option(help="HandMeThat: partial (the robot's location only; the default) or full")
+        str | None,
+        typer.Option(help="HandMeThat: partial (the robot's location only; the default) or full (a checkpoint: its own)"),
     ] = None,
     criteria: Annotated[
         str | None,
@@ -87,9 +88,14 @@ def evaluate_command(
         console.print(f"[red]skipped[/] {error}")
     suite, splits, scenes = source.suite, source.splits, source.scenes
     try:
-        trained = getattr(load_agent(agent, suite=suite), "ablation", None)  # a checkpoint's own ablation
+        loaded = load_agent(agent, suite=suite)
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--agent") from e
+    trained = getattr(loaded, "ablation", None)  # a checkpoint's own ablation, and game (HandMeThat)
+    trained_in = getattr(loaded, "observability", None)
+    if trained_in is not None and observability not in (None, trained_in):
+        message = f"{agent} was trained in the {trained_in} game: give --observability {trained_in} or leave it out"
+        raise typer.BadParameter(message, param_hint="--observability")
     if trained is not None and observation_filter not in ("none", trained):
         message = f"{agent} was trained with ablation {trained}: give --ablation {trained} or leave it out"
         raise typer.BadParameter(message, param_hint="--ablation")
@@ -101,7 +107,7 @@ def evaluate_command(
     if suite == "handmethat":  # a text game only
         from homesim.envs.handmethat import OBSERVABILITY
 
-        interface, options = "text", {"observability": observability or "partial"}
+        interface, options = "text", {"observability": observability or trained_in or "partial"}
         if options["observability"] not in OBSERVABILITY:
             raise typer.BadParameter(f"{observability!r}: use partial or full", param_hint="--observability")
         if observation_filter != "none" or subgoals:

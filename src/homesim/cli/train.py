@@ -60,6 +60,9 @@ def train_command(
     episodes: Annotated[Path | None, typer.Option(exists=True, help="DAgger: the episodes the learner acts in")] = None,
     layouts: Annotated[Path | None, typer.Option(exists=True, file_okay=False, help="ALFRED layout files")] = None,
     workers: Annotated[int, typer.Option(min=1)] = 1,
+    observability: Annotated[
+        str | None, typer.Option(help="HandMeThat: the game trained in, partial (the default) or full")
+    ] = None,
 ) -> None:
     """Train a learned baseline (with progress and checkpoints; run it again to resume after a stop)."""
     from homesim.learning.loop import TrainConfig
@@ -69,7 +72,7 @@ def train_command(
     if suite not in TRAINERS:
         raise ValueError(f"--data {data}: {suite} has no trainer yet")
     config = TrainConfig(epochs, max_steps, batch_size, lr, seed, checkpoint_every)
-    request = TrainRequest(agent, data, out, config, ablation, dagger_rounds, episodes, layouts, workers)
+    request = TrainRequest(agent, data, out, config, ablation, dagger_rounds, episodes, layouts, workers, observability)
     module, _, function = TRAINERS[suite].partition(":")
     result = getattr(importlib.import_module(module), function)(request)
     table = Table(title=f"{suite} {agent}: {out}")

@@ -194,6 +194,7 @@ class DrrnAgent:
         self.model = build_model(checkpoint["describe"])
         self.model.load_state_dict(checkpoint["model"])
         self.model.eval()
+        self.observability = checkpoint["describe"]["observability"]  # the game it was trained in
         self.reader, self.last = Reader(), ""
 
     def reset(self, task: TaskSpec) -> None:

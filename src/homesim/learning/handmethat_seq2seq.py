@@ -73,6 +73,7 @@ class Seq2SeqAgent:
         self.model.load_state_dict(checkpoint["model"])
         self.model.eval()
         self.needs_oracle = describe["oracle"]
+        self.observability = describe["observability"]  # the game it was trained in
         self.reader, self.last = Reader(), ""
 
     def reset(self, task: TaskSpec) -> None:

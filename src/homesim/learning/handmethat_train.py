@@ -1,8 +1,9 @@
 """`homesim train` for HandMeThat: Seq2Seq (+goal, +subgoal) by imitation of the expert, DRRN by Q-learning
 in the game, each with `loop.train` (progress, checkpoints, resumption) on the data's `train` split.
 
-The models are trained in the fully observable game (the setting of the paper's Table 3): the histories
-they read are those of that game. The vocabulary is built from the expert's demonstrations on the
+A model is trained in one game, partially observable (the default; the paper's Table 2) or fully (its
+Table 3): the histories it reads are that game's, and it is evaluated in it. The expert's commands are the
+same in both (it plans from the full state, as theirs does). The vocabulary is built from the expert's demonstrations on the
 training episodes (for DRRN too, which uses nothing else of them).
 """
 
@@ -13,6 +14,7 @@ from dataclasses import asdict
 import torch
 
 from homesim.datasets.sources import read_episodes
+from homesim.envs.handmethat import OBSERVABILITY
 from homesim.learning import handmethat_drrn as drrn
 from homesim.learning import handmethat_seq2seq as seq2seq
 from homesim.learning.handmethat_data import demonstrations, texts_of
@@ -21,7 +23,6 @@ from homesim.learning.request import TrainRequest
 from homesim.learning.vocab import Vocab
 
 AGENTS = (*seq2seq.ORACLE_OF, "drrn")
-OBSERVABILITY = "full"
 SPLIT = "train"
 MODEL = {"embed": 64, "hidden": 64}
 DRRN = drrn.DrrnSettings()
@@ -31,11 +32,14 @@ def train_handmethat(request: TrainRequest) -> TrainResult:
     if request.agent not in AGENTS:
         raise ValueError(f"--agent {request.agent!r}: HandMeThat's learned baselines are {', '.join(AGENTS)}")
     request.reject("handmethat", "ablation", "dagger_rounds", "episodes", "layouts", "workers")
+    observability = request.observability or "partial"
+    if observability not in OBSERVABILITY:
+        raise ValueError(f"--observability {observability!r}: use partial or full")
     episodes = read_episodes(request.data, split=SPLIT, suite="handmethat").all()
     if not episodes:
         raise ValueError(f"--data {request.data}: no {SPLIT} episodes to learn from")
     oracle = seq2seq.ORACLE_OF.get(request.agent)
-    demos = demonstrations(episodes, OBSERVABILITY, oracle)
+    demos = demonstrations(episodes, observability, oracle)
     vocab = Vocab.build(texts_of(demos))
     describe = {
         "suite": "handmethat",
@@ -43,7 +47,7 @@ def train_handmethat(request: TrainRequest) -> TrainResult:
         "data": str(request.data.resolve()),
         "split": SPLIT,
         "episodes": len(episodes),
-        "observability": OBSERVABILITY,
+        "observability": observability,
         "oracle": oracle,
         "model": MODEL,
         "vocab": vocab.to_dict(),
@@ -59,7 +63,7 @@ def train_handmethat(request: TrainRequest) -> TrainResult:
         if not request.out.exists():  # a new run: plays of an earlier one are not this run's
             plays.unlink(missing_ok=True)
         experience = drrn.Experience(
-            model, episodes, OBSERVABILITY, vocab, settings, config.epochs, config.batch_size, config.seed, plays
+            model, episodes, observability, vocab, settings, config.epochs, config.batch_size, config.seed, plays
         )
         return train(
             model, lambda m, batch: drrn.td_loss(m, batch, settings.gamma), experience.batches, request.out,

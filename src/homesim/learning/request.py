@@ -19,11 +19,15 @@ class TrainRequest:
     episodes: Path | None = None  # DAgger: the episodes the learner acts in (default: those of the data)
     layouts: Path | None = None
     workers: int = 1
+    observability: str | None = None  # HandMeThat: the game the model is trained in (default: partial)
 
     def reject(self, suite: str, *unused: str) -> None:
         """One ValueError naming the first of the options `unused` (field names) that was given a value,
         since `suite`'s trainer for this agent has no use for it."""
-        defaults = {"ablation": "none", "dagger_rounds": 0, "episodes": None, "layouts": None, "workers": 1}
+        defaults = {
+            "ablation": "none", "dagger_rounds": 0, "episodes": None, "layouts": None, "workers": 1,
+            "observability": None,
+        }  # fmt: skip
         for name in unused:
             if getattr(self, name) != defaults[name]:
                 option = "--" + name.replace("_", "-")
