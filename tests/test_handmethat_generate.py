@@ -185,3 +185,22 @@ def test_episodes_round_trip_through_the_authors_json(episodes, tmp_path):
         assert back[e.id].to_dict() == e.to_dict()
     first = episode_to_json(episodes[0])
     assert first["action_list"][0]["arguments"][0] == "h" and isinstance(first["_meaning"], list)
+
+
+def test_the_generate_command_writes_a_dataset_folder_or_their_files(episodes, tmp_path):
+    from typer.testing import CliRunner
+
+    from homesim.cli import app
+    from homesim.datasets.sources import read_episodes
+
+    runner = CliRunner()
+    made = runner.invoke(app, ["generate", "handmethat", "--episodes", "4", "--seed", "7", "--out", str(tmp_path / "d")])
+    assert made.exit_code == 0, made.output
+    read = sorted(read_episodes(tmp_path / "d", suite="handmethat").all(), key=lambda e: e.id)
+    assert [e.to_dict() for e in read] == [e.to_dict() for e in episodes[:4]]
+    theirs = runner.invoke(app, ["generate", "handmethat", "--episodes", "2", "--seed", "7", "--format", "handmethat",
+                                 "--out", str(tmp_path / "files")])  # fmt: skip
+    assert theirs.exit_code == 0, theirs.output
+    assert {e.id for e in read_handmethat_files(tmp_path / "files")} == {e.id for e in episodes[:2]}
+    wrong = runner.invoke(app, ["generate", "handmethat", "--format", "csv", "--out", str(tmp_path / "x")])
+    assert wrong.exit_code == 2 and "use one of" in wrong.output and not (tmp_path / "x").exists()

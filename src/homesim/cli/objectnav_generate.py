@@ -48,13 +48,14 @@ def generate_objectnav(
     ray_address: RayAddressOption = None,
 ) -> None:
     """Generate ObjectNav episodes in seeded multi-room houses, with the working group's filters."""
+    if format not in FORMATS:
+        raise typer.BadParameter(f"use one of {', '.join(FORMATS)}", param_hint="--format")
+    runs_on = workers_of(workers, backend, ray_address, ("homesim.datasets.objectnav_generate",))  # start meanwhile
     from homesim import __version__
     from homesim.datasets.folder import write_dataset
     from homesim.datasets.objectnav_generate import generate
     from homesim.datasets.objectnav_habitat import write_habitat
 
-    if format not in FORMATS:
-        raise typer.BadParameter(f"use one of {', '.join(FORMATS)}", param_hint="--format")
     places = ()
     if scenes == "alfred":
         if layouts is None:
@@ -64,7 +65,7 @@ def generate_objectnav(
     elif scenes != "houses":
         raise typer.BadParameter("use houses or alfred", param_hint="--scenes")
 
-    made = generate(houses, episodes, seed, workers_of(workers, backend, ray_address), progress, places)
+    made = generate(houses, episodes, seed, runs_on, progress, places)
     splits, used, rejected = made
     if format == "habitat":
         write_habitat(out, splits, used)

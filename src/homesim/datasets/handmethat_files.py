@@ -45,11 +45,16 @@ def is_handmethat_file(path: str | Path) -> bool:
         return '"initial_object_dict"' in f.read(4096)
 
 
+# a folder's files that are no episodes: homesim's generation summary, the authors' split index
+NOT_EPISODES = frozenset({"generation.json", "HandMeThat_data_info.json"})
+
+
 def read_handmethat_files(path: str | Path) -> Iterator[HandMeThatEpisode | DataError]:
-    """The episodes of one file or of a folder's `*.json` files (sorted by name, recursively); a file that
-    cannot be read is a `DataError` in the stream and the others go on."""
+    """The episodes of one file or of a folder's `*.json` files (sorted by name, recursively, but for the
+    index files beside episodes: `NOT_EPISODES`); a file that cannot be read is a `DataError` in the stream
+    and the others go on."""
     path = Path(path)
-    files = sorted(path.rglob("*.json")) if path.is_dir() else [path]
+    files = sorted(f for f in path.rglob("*.json") if f.name not in NOT_EPISODES) if path.is_dir() else [path]
     for file in files:
         try:
             yield read_handmethat_file(file)
