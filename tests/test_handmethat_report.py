@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from homesim.cli import app
-from homesim.evaluation.handmethat_report import PaperRow, level_figures, paper_table
+from homesim.evaluation.handmethat_report import PaperRow, level_figures, paper_table, published_rows
 from test_handmethat_metrics import RECORDS
 
 
@@ -37,6 +37,14 @@ def test_levels_and_intervals_from_records() -> None:
     assert heuristic_row[6:] == random_row[6:]
 
 
+def test_the_papers_rows_are_printed_as_the_paper_prints_them() -> None:
+    table = paper_table(published_rows(), "HandMeThat")
+    rows = {cells(table, i)[0]: cells(table, i)[1:] for i in range(table.row_count)}
+    assert rows["paper: Seq2Seq"][:4] == ["-5.4 (25.5%, 4.2)", "-25.8 (10.4%, 4.1)", "-34.7 (3.9%, 4.1)", "-32.8 (5.3%, 4.1)"]
+    assert rows["paper: Heuristic"][:5] == [""] * 5  # their heuristic runs fully observable only
+    assert rows["paper: Heuristic"][5] == "88.9 (94.9%, 4.2)" and rows["paper: DRRN"][8] == "-40.0 (0.0%, N/A)"
+
+
 @pytest.fixture(scope="module")
 def runs(handmethat_samples, tmp_path_factory):
     """Two short runs on one sample: the expert fully observable, random partially observable."""
@@ -57,6 +65,7 @@ def test_report_compares_runs(runs, tmp_path) -> None:
     assert "Partially Observable | Fully Observable" in result.output
     text = " ".join(result.output.replace("│", " ").split())  # (cells may wrap)
     assert "96.0 (100.0%," in text and "-40.0 (0.0%," in text and "expert" in text and "random" in text
+    assert "+subgoal" in text and "Heuristic" in text  # the paper's rows after ours
     written = json.loads(out.read_text())
     assert set(written["rows"]) == {"expert", "random"}
     assert written["rows"]["expert"]["full"]["level 2"]["success_rate"]["value"] == 1.0

@@ -221,8 +221,9 @@ def report_command(
 
 def _compare(loaded: list, split: str | None, json_out: Path | None) -> None:
     """HandMeThat's Tables 2 and 3 over several runs: a row per agent, its runs' observabilities side by side
-    (a run whose agent and observability another run has too gets a row of its own, named by its folder)."""
-    from homesim.evaluation.handmethat_report import PaperRow, level_figures, paper_table
+    (a run whose agent and observability another run has too gets a row of its own, named by its folder),
+    then the paper's rows."""
+    from homesim.evaluation.handmethat_report import PaperRow, level_figures, paper_table, published_rows
 
     rows: dict[str, dict[str, dict]] = {}
     for out, config, records in loaded:
@@ -236,7 +237,7 @@ def _compare(loaded: list, split: str | None, json_out: Path | None) -> None:
         setting = config.options.get("observability", "partial")
         label = config.agent if setting not in rows.get(config.agent, {}) else f"{config.agent} ({out})"
         rows.setdefault(label, {})[setting] = level_figures(chosen)
-    table_rows = [PaperRow(label, settings) for label, settings in rows.items()]
+    table_rows = [PaperRow(label, settings) for label, settings in rows.items()] + published_rows()
     console.print(paper_table(table_rows, f"HandMeThat, {split or 'all splits'}"))
     if json_out is not None:
         json_out.write_text(json.dumps({"split": split, "rows": rows}, indent=1) + "\n")

@@ -23,6 +23,27 @@ QUEST_TYPES = ("bring_me", "move_to", "change_state")
 SETTINGS = {"partial": "Partially Observable", "full": "Fully Observable"}  # the paper's order
 
 
+# The paper's Tables 2 (partially observable) and 3 (fully): per model, per level 1 to 4, the score, the
+# success rate (%) and the moves in successful episodes (None for their N/A); their Human rows have no score.
+PUBLISHED: dict[str, dict[str, tuple[tuple[float, float, float | None], ...]]] = {
+    "partial": {
+        "Random": ((-40.0, 0.0, None), (-39.5, 0.4, 16.0), (-40.0, 0.0, None), (-40.0, 0.0, None)),
+        "Seq2Seq": ((-5.4, 25.5, 4.2), (-25.8, 10.4, 4.1), (-34.7, 3.9, 4.1), (-32.8, 5.3, 4.1)),
+        "+goal": ((-11.4, 21.0, 4.1), (-28.8, 8.2, 4.1), (-30.0, 7.4, 4.2), (-32.5, 5.5, 4.0)),
+        "+subgoal": ((-10.1, 22.0, 4.1), (-18.7, 15.7, 4.1), (-24.5, 11.4, 4.1), (-21.9, 13.4, 4.1)),
+        "DRRN": ((-40.0, 0.0, None),) * 4,
+    },
+    "full": {
+        "Heuristic": ((88.9, 94.9, 4.2), (-1.9, 28.1, 4.4), (-23.7, 12.0, 4.3), (-15.9, 17.8, 4.4)),
+        "Random": ((-40.0, 0.0, None), (-39.8, 0.1, 30.0), (-40.0, 0.0, None), (-40.0, 0.0, None)),
+        "Seq2Seq": ((-9.5, 22.4, 4.0), (-30.7, 6.8, 4.3), (-34.6, 4.0, 4.3), (-32.5, 5.5, 4.1)),
+        "+goal": ((-15.7, 17.9, 4.3), (-25.8, 10.4, 4.3), (-30.5, 7.0, 4.4), (-29.0, 8.0, 4.0)),
+        "+subgoal": ((-4.9, 25.9, 4.2), (-22.0, 13.2, 4.2), (-21.0, 14.0, 4.0), (-19.3, 15.3, 4.2)),
+        "DRRN": ((-39.8, 0.1, 5.0), (-39.8, 0.1, 10.0), (-39.8, 0.1, 9.0), (-40.0, 0.0, None)),
+    },
+}
+
+
 @dataclass(frozen=True)
 class PaperRow:
     """One row: its label (an agent, a split) and, per observability it was run in, its figures per column
@@ -48,10 +69,25 @@ def _interval(figures_: dict, name: str, scale: float = 1) -> str:
 def _cell(figures_: dict | None) -> str:
     """The paper's cell, then the score's and the success rate's intervals and the episodes:
     "15.2 (20.0%, 4.0)\n-5..45\n0..50%\nn=10"."""
+    if figures_ and figures_.get("published"):
+        return paper_cell(figures_)
     if not figures_ or not figures_["episodes"]:
         return "-"
     intervals = f"{_interval(figures_, 'score')}\n{_interval(figures_, 'success_rate', 100)}%"
     return f"{paper_cell(figures_)}\n{intervals}\nn={figures_['episodes']}"
+
+
+def published_rows() -> list[PaperRow]:
+    """The paper's own rows ("paper: Seq2Seq", ...), their cells as the paper prints them."""
+    rows: dict[str, dict[str, dict]] = {}
+    for setting, models in PUBLISHED.items():
+        for model, cells in models.items():
+            rows.setdefault(f"paper: {model}", {})[setting] = {
+                level: {"published": True, "score": {"value": score}, "success_rate": {"value": success / 100},
+                        "moves_in_success": {"value": moves}}  # fmt: skip
+                for level, (score, success, moves) in zip(LEVELS, cells, strict=True)
+            }
+    return [PaperRow(label, settings) for label, settings in rows.items()]
 
 
 def level_figures(records: Sequence[EpisodeRecord], samples: int = 1000) -> dict[str, dict]:
