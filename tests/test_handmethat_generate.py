@@ -18,7 +18,7 @@ from homesim.datasets.handmethat_files import read_handmethat_files
 from homesim.envs.handmethat import HandMeThatEnv
 from homesim.parallel import Workers
 from homesim.planning.expert import Unrecoverable
-from homesim.planning.handmethat_human import cut_points, human_plan, requirements
+from homesim.planning.handmethat_human import cut_at, cut_plan, human_plan, requirements
 from homesim.tasks.handmethat_formula import holds, parse
 from homesim.tasks.handmethat_goals import fill, goal_templates, sample_goal
 from homesim.world.handmethat import HmtAction, handmethat_catalog
@@ -135,16 +135,18 @@ def test_requirements_ground_a_goal_into_what_is_missing():
 
 def test_the_cut_follows_their_rule():
     world = small_world()
-    plan = human_plan(PADS_IN_A_BOX, world)
-    length = len(plan)
-    points = cut_points(plan, world)
-    assert points
-    for t in points:
-        assert (length - 4) // 2 <= t < length - 4 and t >= 3 and length - t >= 2
-        assert replay(world, plan[:t]).human.hand_empty
+    plan = human_plan(PADS_IN_A_BOX, world)  # the pads: pad#0 in hand over steps 4-6, pad#1 over 9-10
+    assert len(plan) == 11
+    assert [replay(world, plan[:t]).human.hand_empty for t in (4, 7, 9, 11)] == [False, True, False, True]
+    assert cut_at(plan, world, 3) == 3
+    assert cut_at(plan, world, 4) == 7  # pad#0 in hand: the human goes on to the box, to T = L - 4
+    assert cut_at(plan, world, 0) is None  # hand empty at once, but fewer than 3 actions done
+    assert cut_at(plan, world, 9) is None  # pad#1 in hand to the end: nothing left
+    assert {cut_plan(plan, world, random.Random(i)) for i in range(40)} == {3, 7}  # start in [3, 7)
     tour = [("floor", "table"), ("table", "sofa"), ("sofa", "floor")]
     short = [HmtAction("human-move", leg) for leg in tour * 2]
-    assert cut_points(short, world) == []  # L = 6: [1, 2) holds no step with 3 done
+    assert {cut_plan(short, world, random.Random(i)) for i in range(20)} == {None}  # L = 6: start 1, 1 done
+    assert cut_plan(short[:4], world, random.Random(0)) is None  # under 5 actions
 
 
 def test_generated_episodes_play_and_the_expert_wins(episodes):

@@ -161,22 +161,27 @@ def human_plan(goal: str, state: HmtState) -> list[HmtAction]:
     raise Unrecoverable(f"the goal still fails after {ROUNDS} rounds of the human's recipes")
 
 
-def cut_points(plan: Sequence[HmtAction], state: HmtState) -> list[int]:
-    """The steps T where their generator may stop the human: T in [(L-4)/2, L-4), at least 3 actions done
-    (so at least 4 left), the human's hand empty in the state after T actions."""
+def cut_at(plan: Sequence[HmtAction], state: HmtState, start: int) -> int | None:
+    """Where their generator stops the human once it has drawn `start`: the first step T >= start (T
+    actions done, T < L) at which the human's hand is empty, so a stretch with something in hand runs on
+    to its end, past L - 4 if need be. The cut stands when at least 3 actions are done and 2 are left
+    (their generator rejects the scene otherwise): None when it does not."""
     length = len(plan)
-    allowed = range(max(3, (length - 4) // 2), length - 4)
-    points = []
-    for t, action in enumerate(plan, 1):
+    for t, action in enumerate(plan):
+        if t >= start and state.human.hand_empty:
+            return t if t >= 3 and length - t >= 2 else None
         state, event = step(state, action)
         if not event.success:
-            raise ValueError(f"the human's action {t - 1}, {action}, fails: {event.message}")
-        if t in allowed and state.human.hand_empty:
-            points.append(t)
-    return points
+            raise ValueError(f"the human's action {t}, {action}, fails: {event.message}")
+    return None  # the hand never emptied before the end: nothing would be left to do
 
 
 def cut_plan(plan: Sequence[HmtAction], state: HmtState, rng: random.Random) -> int | None:
-    """A random allowed cut (None when the plan has none)."""
-    points = cut_points(plan, state)
-    return rng.choice(points) if points else None
+    """Their cut: `start` uniform in [(L-4)/2, L-4) (floored, as numpy's randint floors a float low),
+    then `cut_at`; None for plans under 5 actions (their start is 0 there, which leaves fewer than 3
+    actions done). Their generator also never stops at the first action of a `forall` subgoal's part
+    of the plan; homesim's human plans the goal as a whole, so its plan has no such parts to skip."""
+    length = len(plan)
+    if length < 5:
+        return None
+    return cut_at(plan, state, rng.randrange((length - 4) // 2, length - 4))
