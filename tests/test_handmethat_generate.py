@@ -14,7 +14,7 @@ from handmethat_fixtures import small_world
 from homesim.datasets import handmethat_generate as generation
 from homesim.datasets.handmethat import replay
 from homesim.datasets.handmethat_export import episode_to_json, write_handmethat
-from homesim.datasets.handmethat_files import read_handmethat_files
+from homesim.datasets.handmethat_files import read_handmethat_file, read_handmethat_files
 from homesim.envs.handmethat import HandMeThatEnv
 from homesim.parallel import Workers
 from homesim.planning.expert import Unrecoverable
@@ -156,6 +156,21 @@ def test_the_cut_follows_their_rule():
     short = [HmtAction("human-move", leg) for leg in tour * 2]
     assert {cut_plan(short, world, random.Random(i)) for i in range(20)} == {None}  # L = 6: start 1, 1 done
     assert cut_plan(short[:4], world, random.Random(0)) is None  # under 5 actions
+
+
+def test_the_cut_reaches_where_their_generator_stopped_the_human(handmethat_samples):
+    """Over every start their rule can draw, `cut_at` on their own plan reaches their cut T on 23 of the 24
+    samples (the old rule, T in [(L-4)/2, L-4), on 13). The 24th, sample 52, stopped at 14: step 13 is where
+    its plan turns to the bracelets, a forall subgoal's part, where their generator never stops."""
+    reached = []
+    for f in sorted(handmethat_samples.glob("*.json")):
+        e = read_handmethat_file(f)
+        plan, cut = e.reading.possible_solution, len(e.human_actions)
+        length = len(plan)
+        reached.append(cut in {cut_at(plan, e.initial_state, s) for s in range((length - 4) // 2, length - 4)})
+        if f.name == "task-bring_me-52-0-2.json":
+            assert not reached[-1] and cut_at(plan, e.initial_state, 13, frozenset({13})) == cut == 14
+    assert sum(reached) == 23
 
 
 APPLES_ON_A_TABLE = (
