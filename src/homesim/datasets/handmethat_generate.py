@@ -42,8 +42,9 @@ from homesim.planning.handmethat_relevance import relevance
 from homesim.tasks.handmethat import QUEST_TYPES
 from homesim.tasks.handmethat_formula import holds, parse
 from homesim.tasks.handmethat_goals import Goal, sample_goal
-from homesim.world.handmethat.sampling import sample_scene
+from homesim.world.handmethat import HmtAction
 from homesim.world.handmethat.helping import help_step, why_not_help
+from homesim.world.handmethat.sampling import sample_scene
 from homesim.world.handmethat.state import HmtState
 
 SPLITS = {"train": 0.9, "validation": 0.05, "test": 0.05}
@@ -54,7 +55,7 @@ Left = Sequence[tuple[str, int]]  # each subgoal, in the human's order, and the 
 
 
 def ask(
-    goal: Goal, scene: HmtState, state: HmtState, left: Left, rng: random.Random
+    goal: Goal, scene: HmtState, state: HmtState, left: Left, rng: random.Random, quests: Sequence[str] = QUEST_TYPES
 ) -> tuple[str | None, Request] | None:
     """The human's request at the cut `state` of the `scene` (`language.handmethat_pragmatics`): a quest
     type drawn among those with a useful meaning, helps valued by h_FF over the goal's relevant things
@@ -70,7 +71,7 @@ def ask(
         return None
     need = requirements(parse(goal.formula), state) or []
     targets = tuple(dict.fromkeys(args[1] for _, p, args in need if p in RELATIONS))
-    quests = list(QUEST_TYPES)
+    quests = list(quests)
     rng.shuffle(quests)
     for quest in quests:
         values = help_values(state, quest, distance, remaining, relevant=relevant.movable_targets, targets=targets)
@@ -109,6 +110,14 @@ def _steps(subgoal: str, state: HmtState) -> int | None:
         return None
 
 
+def watched(goal: Goal, scene: HmtState, rng: random.Random) -> tuple[list[tuple[str, list[HmtAction]]], int | None]:
+    """The human's plan in its subgoals' parts (`human_subplans`) and where it is cut (`cut_plan`; None when
+    nowhere); `Unrecoverable` when a subgoal has no plan."""
+    parts = human_subplans(goal.subgoals, scene, rng)
+    plan = [a for _, actions in parts for a in actions]
+    return parts, cut_plan(plan, scene, rng, forall_starts(parts))
+
+
 def steps_left(parts: Sequence[tuple[str, Sequence]], cut: int) -> list[tuple[str, int]]:
     """Each subgoal of the human's plan (`human_subplans`) with the steps of its part after the first `cut`."""
     left, t = [], 0
@@ -139,11 +148,10 @@ def _try(scene: HmtState, rng: random.Random, episode_id: str) -> tuple[HandMeTh
     if holds(goal.formula, scene):
         return None, "goal already true at the start"
     try:
-        parts = human_subplans(goal.subgoals, scene, rng)
+        parts, cut = watched(goal, scene, rng)
     except Unrecoverable:
         return None, "no plan for the human"
     plan = [a for _, actions in parts for a in actions]
-    cut = cut_plan(plan, scene, rng, forall_starts(parts))
     if cut is None:
         return None, "no allowed cut of the human's plan"
     past = tuple(plan[:cut])
