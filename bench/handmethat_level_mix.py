@@ -5,7 +5,9 @@ difference can be put on the scenes and goals, on the human's plan and cut, or o
    type, and their bring_me episodes of the 25 templates the samples come from (their generator's default
    goals, `pap_tasks`).
 2. `their scenes`: homesim's human, cut and request (bring_me, as their samples) on the samples' own scenes
-   and goals, K tries each, with the same rejections as the generator.
+   and goals, K tries each, with the same rejections as the generator; and the same with their human's own
+   plan (`_possible_solution`) in place of homesim's, cut by the same rule, which puts a difference on the
+   plans or not (their plan's subgoal parts are not in their files: no forall rule, no subgoal check).
 3. `their cut states`: the level mix homesim's pragmatics would give at the samples' own cut states
    (their human's actions replayed; A(g) by h_FF): P(m | g), the speaker and the listener summed exactly.
 
@@ -30,10 +32,11 @@ from rich.table import Table
 from homesim.datasets import handmethat_generate as generation
 from homesim.datasets.handmethat import replay
 from homesim.datasets.handmethat_files import read_handmethat_file
-from homesim.language.handmethat_pragmatics import help_values, pragmatics, useful_objects
+from homesim.language.handmethat_pragmatics import help_values, pragmatics, request, useful_objects
 from homesim.language.handmethat_utterances import objects_of
 from homesim.planning.expert import Unrecoverable
 from homesim.planning.handmethat_ff import ff_distance
+from homesim.planning.handmethat_human import cut_plan
 from homesim.planning.handmethat_relevance import relevance
 from homesim.tasks.handmethat_formula import parse
 from homesim.tasks.handmethat_goals import Goal
@@ -104,6 +107,28 @@ def their_samples(files: list[Path]) -> list[dict]:
     return rows
 
 
+def with_their_plans(files: list[Path], tries: int) -> list[dict]:
+    rows = []
+    for f in files:
+        e = read_handmethat_file(f)
+        plan = e.reading.possible_solution
+        for k in range(tries):
+            rng = random.Random(f"{f.name}/{k}")
+            cut = cut_plan(plan, e.initial_state, rng)
+            if cut is None:
+                continue
+            state = replay(e.initial_state, plan[:cut])
+            relevant = relevance(e.goal, e.initial_state)
+            distance = ff_distance(e.goal, state, relevant.things)
+            left = len(plan) - cut
+            values = help_values(state, "bring_me", distance, left, relevant=relevant.movable_targets)
+            useful = useful_objects(values, distance(state))
+            asked = request(state, "bring_me", values, useful, left, (), rng)
+            if asked is not None:
+                rows.append(row(asked.level, left, asked.useful, asked.in_meaning))
+    return rows
+
+
 def on_their_scenes(files: list[Path], tries: int) -> tuple[list[dict], Counter]:
     rows, rejected = [], Counter()
     for f in track(files, description="their scenes"):
@@ -166,6 +191,7 @@ def main() -> None:
     result = {name: figures(rows) for name, rows in generated(args.episodes, args.seed).items()}
     scenes, rejected = on_their_scenes(files, args.tries)
     result[f"homesim on their {len(files)} scenes (bring_me)"] = figures(scenes) | {"rejected": dict(rejected)}
+    result["the same with their human's plans"] = figures(with_their_plans(files, args.tries))
     result[f"homesim's request at their {len(files)} cut states (expected)"] = figures(at_their_cut_states(files))
     result[f"their {len(files)} samples (bring_me)"] = figures(their_samples(files))
     result["paper, Version 2 (all quests)"] = PAPER
