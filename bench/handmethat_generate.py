@@ -31,7 +31,7 @@ from homesim.parallel import Workers
 THEIRS_SECONDS_PER_EPISODE = 50.0  # the authors' generator here: 40-60 s per accepted episode
 STAGES = {
     "sample_scene": "scene sampling",
-    "human_plan": "human's plan",
+    "human_subplans": "human's plan",
     "ask": "request: helps valued, RSA, level",
     "ff_distance": "  of which h_FF (grounding and values)",
     "expert_plan": "robot's expert",

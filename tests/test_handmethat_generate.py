@@ -14,11 +14,20 @@ from handmethat_fixtures import small_world
 from homesim.datasets import handmethat_generate as generation
 from homesim.datasets.handmethat import replay
 from homesim.datasets.handmethat_export import episode_to_json, write_handmethat
-from homesim.datasets.handmethat_files import read_handmethat_files
+from homesim.datasets.handmethat_files import read_handmethat_file, read_handmethat_files
 from homesim.envs.handmethat import HandMeThatEnv
 from homesim.parallel import Workers
 from homesim.planning.expert import Unrecoverable
-from homesim.planning.handmethat_human import cut_points, human_plan, requirements
+from homesim.language.handmethat_pragmatics import Request
+from homesim.planning.handmethat_human import (
+    cut_at,
+    cut_plan,
+    forall_starts,
+    human_plan,
+    human_subplans,
+    requirements,
+)
+from homesim.tasks.handmethat import Meaning
 from homesim.tasks.handmethat_formula import holds, parse
 from homesim.tasks.handmethat_goals import fill, goal_templates, sample_goal
 from homesim.world.handmethat import HmtAction, handmethat_catalog
@@ -135,16 +144,75 @@ def test_requirements_ground_a_goal_into_what_is_missing():
 
 def test_the_cut_follows_their_rule():
     world = small_world()
-    plan = human_plan(PADS_IN_A_BOX, world)
-    length = len(plan)
-    points = cut_points(plan, world)
-    assert points
-    for t in points:
-        assert (length - 4) // 2 <= t < length - 4 and t >= 3 and length - t >= 2
-        assert replay(world, plan[:t]).human.hand_empty
+    plan = human_plan(PADS_IN_A_BOX, world)  # the pads: pad#0 in hand over steps 4-6, pad#1 over 9-10
+    assert len(plan) == 11
+    assert [replay(world, plan[:t]).human.hand_empty for t in (4, 7, 9, 11)] == [False, True, False, True]
+    assert cut_at(plan, world, 3) == 3
+    assert cut_at(plan, world, 4) == 7  # pad#0 in hand: the human goes on to the box, to T = L - 4
+    assert cut_at(plan, world, 0) is None  # hand empty at once, but fewer than 3 actions done
+    assert cut_at(plan, world, 9) is None  # pad#1 in hand to the end: nothing left
+    assert {cut_plan(plan, world, random.Random(i)) for i in range(40)} == {3, 7}  # start in [3, 7)
     tour = [("floor", "table"), ("table", "sofa"), ("sofa", "floor")]
     short = [HmtAction("human-move", leg) for leg in tour * 2]
-    assert cut_points(short, world) == []  # L = 6: [1, 2) holds no step with 3 done
+    assert {cut_plan(short, world, random.Random(i)) for i in range(20)} == {None}  # L = 6: start 1, 1 done
+    assert cut_plan(short[:4], world, random.Random(0)) is None  # under 5 actions
+
+
+def test_the_cut_reaches_where_their_generator_stopped_the_human(handmethat_samples):
+    """Over every start their rule can draw, `cut_at` on their own plan reaches their cut T on 23 of the 24
+    samples (the old rule, T in [(L-4)/2, L-4), on 13). The 24th, sample 52, stopped at 14: step 13 is where
+    its plan turns to the bracelets, a forall subgoal's part, where their generator never stops."""
+    reached = []
+    for f in sorted(handmethat_samples.glob("*.json")):
+        e = read_handmethat_file(f)
+        plan, cut = e.reading.possible_solution, len(e.human_actions)
+        length = len(plan)
+        reached.append(cut in {cut_at(plan, e.initial_state, s) for s in range((length - 4) // 2, length - 4)})
+        if f.name == "task-bring_me-52-0-2.json":
+            assert not reached[-1] and cut_at(plan, e.initial_state, 13, frozenset({13})) == cut == 14
+    assert sum(reached) == 23
+
+
+APPLES_ON_A_TABLE = (
+    "(exists (?y - phyobj) (and (type-table ?y) (forall (?x - phyobj) (or (not (type-apple ?x)) (ontop ?x ?y)))))"
+)
+
+
+def test_the_human_plans_subgoal_by_subgoal_in_a_random_order():
+    world = small_world()
+    orders = set()
+    for seed in range(8):
+        parts = human_subplans((APPLES_ON_A_TABLE, PADS_IN_A_BOX), world, random.Random(seed))
+        orders.add(tuple(subgoal for subgoal, _ in parts))
+        plan = [a for _, actions in parts for a in actions]
+        assert holds(f"(and {APPLES_ON_A_TABLE} {PADS_IN_A_BOX})", replay(world, plan))
+        lengths = {subgoal: len(actions) for subgoal, actions in parts}
+        assert lengths == {APPLES_ON_A_TABLE: 4, PADS_IN_A_BOX: 11}
+        starts = forall_starts(parts)  # both are forall subgoals: the cut never falls where either begins
+        assert starts == {0, len(parts[0][1])}
+        assert generation.steps_left(parts, 6) == (
+            [(APPLES_ON_A_TABLE, 0), (PADS_IN_A_BOX, 9)] if parts[0][0] == APPLES_ON_A_TABLE
+            else [(PADS_IN_A_BOX, 5), (APPLES_ON_A_TABLE, 4)]
+        )  # fmt: skip
+    assert len(orders) == 2
+    pads_first = [(PADS_IN_A_BOX, human_plan(PADS_IN_A_BOX, world)), (APPLES_ON_A_TABLE, [])]
+    assert cut_at([a for _, p in pads_first for a in p], world, 3, forall_starts(pads_first)) == 3
+    assert cut_at([a for _, p in pads_first for a in p], world, 3, frozenset({3})) == 7  # not where one begins
+
+
+def test_the_subgoal_is_the_one_the_meant_help_shortens():
+    world = small_world()
+    left = [(APPLES_ON_A_TABLE, 4), (PADS_IN_A_BOX, 11)]  # nothing done yet
+
+    def bring(thing):
+        m = Meaning("bring_me", (("type", world[thing].type),))
+        return Request(m, m, m, ((thing, None),), ((thing, None),), ((thing, None),), ((thing, None),))
+
+    assert generation.served_subgoal(left, world, bring("apple#0"), ()) == APPLES_ON_A_TABLE
+    assert generation.served_subgoal(left, world, bring("pad#1"), ()) == PADS_IN_A_BOX  # placed from the hand
+    assert generation.served_subgoal(left, world, bring("knife#0"), ()) is None  # serves neither
+    assert generation.served_subgoal(left, world, bring("box#0"), ()) is None  # must be set down again
+    assert generation.served_subgoal([(APPLES_ON_A_TABLE, 0), (PADS_IN_A_BOX, 11)], world, bring("apple#0"), ()) is None
 
 
 def test_generated_episodes_play_and_the_expert_wins(episodes):

@@ -8,12 +8,11 @@ import random
 import pytest
 
 from homesim.datasets.handmethat import replay
-from homesim.datasets.handmethat_generate import ask
+from homesim.datasets.handmethat_generate import ask, steps_left, watched
 from homesim.language.handmethat_pragmatics import helps_of
 from homesim.language.handmethat_utterances import says_no_more
 from homesim.planning.expert import Unrecoverable
 from homesim.planning.handmethat_ff import ff_distance
-from homesim.planning.handmethat_human import cut_plan, human_plan
 from homesim.planning.handmethat_relevance import relevance
 from homesim.tasks.handmethat_formula import holds
 from homesim.tasks.handmethat_goals import sample_goal
@@ -29,15 +28,14 @@ def _asked(wanted: int, seed: int = 0):
         if goal is None or holds(goal.formula, scene):
             continue
         try:
-            plan = human_plan(goal.formula, scene)
+            parts, cut = watched(goal, scene, rng)
         except Unrecoverable:
             continue
-        cut = cut_plan(plan, scene, rng)
         if cut is None:
             continue
-        state = replay(scene, tuple(plan[:cut]))
-        asked = ask(goal, scene, state, len(plan) - cut, rng)
-        if asked is not None:
+        state = replay(scene, tuple(a for _, actions in parts for a in actions)[:cut])
+        asked = ask(goal, scene, state, steps_left(parts, cut), rng)
+        if asked is not None and asked[0] is not None:
             found.append((goal, scene, state, *asked))
             if len(found) == wanted:
                 return found

@@ -1,17 +1,18 @@
 """The human's planner towards a hidden goal, and the cut of its plan where the robot starts watching.
 
-Their generator plans the human with greedy best-first search and an FF-style heuristic. Here the goal
-formula is first grounded into the literals it needs (`requirements`: a witness for each `exists`, the
+Their generator plans the human subgoal by subgoal, in a random order, each from where the last left the
+world (`human_subplans`), with greedy best-first search and an FF-style heuristic. Here each formula is
+first grounded into the literals it needs (`requirements`: a witness for each `exists`, the
 one needing fewest changes, the first in file order among equals, never a thing the grounding already
 keeps or puts elsewhere; every instance of a `forall`), and each literal is reached with the expert's
 recipes run for the human (`handmethat_expert._Planner` with agent "human": fetch, open or close, turn on
 or off, put in or on, slice, soak, heat, cool, clean). State changes come before placements, so cleaning
-or soaking a thing does not take it out of where the goal wants it, and closing comes last; the goal is
-checked at the end and the grounding redone (a few rounds) if a later step undid an earlier one. Every
-action is stepped in the engine, so the plan is valid; goals whose literals no recipe reaches (a thing
-made not sliced, not cooked, ...; the robot's hands) or whose scene lacks what they need (a tool that
-cleans a bathtub, a candle for each chair) are reported as `Unrecoverable` and the generator samples
-another goal.
+or soaking a thing does not take it out of where the goal wants it, a thing in hand is placed before
+another is fetched, and closing comes last; the formula is checked at the end and the grounding redone
+(a few rounds) if a later step undid an earlier one. Every action is stepped in the engine, so the plan
+is valid; goals whose literals no recipe reaches (a thing made not sliced, not cooked, ...; the robot's
+hands) or whose scene lacks what they need (a tool that cleans a bathtub, a candle for each chair) are
+reported as `Unrecoverable` and the generator samples another goal.
 """
 
 from __future__ import annotations
@@ -146,37 +147,80 @@ def _stage(literal: Literal) -> int:
 
 def human_plan(goal: str, state: HmtState) -> list[HmtAction]:
     """Human actions from `state` that make the goal true; `Unrecoverable` when none is found."""
-    formula = parse(goal)
     planner = _Planner(state, "human")
+    _plan(planner, goal)
+    return planner.actions
+
+
+def human_subplans(subgoals: Sequence[str], state: HmtState, rng: random.Random) -> list[tuple[str, list[HmtAction]]]:
+    """Their `solve_goal`: the subgoals in a random order, each with the human's plan for it from where
+    the plans before it left the world (empty when it already holds there). As theirs, a later plan may
+    undo what an earlier one did: the parts are not checked to make the whole goal true together.
+    `Unrecoverable` when a subgoal has no plan."""
+    order = list(subgoals)
+    rng.shuffle(order)
+    planner = _Planner(state, "human")
+    parts = []
+    for subgoal in order:
+        done = len(planner.actions)
+        _plan(planner, subgoal)
+        parts.append((subgoal, planner.actions[done:]))
+    return parts
+
+
+def _plan(planner: _Planner, goal: str) -> None:
+    """Extend the planner's actions until `goal` holds; `Unrecoverable` when the recipes cannot."""
+    formula = parse(goal)
     for _ in range(ROUNDS):
         need = requirements(formula, planner.state)
         if need is None:
             raise Unrecoverable("fixed facts of the scene make the goal false")
         if not need:
-            return planner.actions
-        for literal in sorted(need, key=_stage):
+            return
+        held = set(planner.me.held)  # a thing in hand is placed first, not set down to fetch another
+        for literal in sorted(need, key=lambda lit: (_stage(lit), lit[2][0] not in held)):
             _reach(planner, literal)
         if holds(formula, planner.state):
-            return planner.actions
+            return
     raise Unrecoverable(f"the goal still fails after {ROUNDS} rounds of the human's recipes")
 
 
-def cut_points(plan: Sequence[HmtAction], state: HmtState) -> list[int]:
-    """The steps T where their generator may stop the human: T in [(L-4)/2, L-4), at least 3 actions done
-    (so at least 4 left), the human's hand empty in the state after T actions."""
+def forall_starts(parts: Sequence[tuple[str, Sequence[HmtAction]]]) -> frozenset[int]:
+    """The steps where a `forall` subgoal's part of the plan begins: their generator never stops the
+    human there (it would stop between the things a `forall` names)."""
+    starts, t = set(), 0
+    for subgoal, actions in parts:
+        if actions and "forall" in subgoal:
+            starts.add(t)
+        t += len(actions)
+    return frozenset(starts)
+
+
+def cut_at(
+    plan: Sequence[HmtAction], state: HmtState, start: int, keep_going: frozenset[int] = frozenset()
+) -> int | None:
+    """Where their generator stops the human once it has drawn `start`: the first step T >= start (T
+    actions done, T < L) at which the human's hand is empty and T is not in `keep_going`
+    (`forall_starts`), so a stretch with something in hand runs on to its end, past L - 4 if need be.
+    The cut stands when at least 3 actions are done and 2 are left (their generator rejects the scene
+    otherwise): None when it does not."""
     length = len(plan)
-    allowed = range(max(3, (length - 4) // 2), length - 4)
-    points = []
-    for t, action in enumerate(plan, 1):
+    for t, action in enumerate(plan):
+        if t >= start and state.human.hand_empty and t not in keep_going:
+            return t if t >= 3 and length - t >= 2 else None
         state, event = step(state, action)
         if not event.success:
-            raise ValueError(f"the human's action {t - 1}, {action}, fails: {event.message}")
-        if t in allowed and state.human.hand_empty:
-            points.append(t)
-    return points
+            raise ValueError(f"the human's action {t}, {action}, fails: {event.message}")
+    return None  # the hand never emptied before the end: nothing would be left to do
 
 
-def cut_plan(plan: Sequence[HmtAction], state: HmtState, rng: random.Random) -> int | None:
-    """A random allowed cut (None when the plan has none)."""
-    points = cut_points(plan, state)
-    return rng.choice(points) if points else None
+def cut_plan(
+    plan: Sequence[HmtAction], state: HmtState, rng: random.Random, keep_going: frozenset[int] = frozenset()
+) -> int | None:
+    """Their cut: `start` uniform in [(L-4)/2, L-4) (floored, as numpy's randint floors a float low),
+    then `cut_at`; None for plans under 5 actions (their start is 0 there, which leaves fewer than 3
+    actions done)."""
+    length = len(plan)
+    if length < 5:
+        return None
+    return cut_at(plan, state, rng.randrange((length - 4) // 2, length - 4), keep_going)
