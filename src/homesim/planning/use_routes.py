@@ -21,7 +21,6 @@ from typing import NamedTuple
 import numpy as np
 
 from homesim.planning.poses import (
-    LOOK_STEP,
     Pose,
     goal_horizons,
     looks,
@@ -45,7 +44,6 @@ ACTION = 4096  # a route's cost: actions (looks included) * ACTION + moves and t
 FAR = 2**30  # the cost where no use pose can be reached
 MOVABLE = 1000  # use-pose sets of movable objects kept per scene (cleared when full)
 _HORIZONS = np.array(HORIZONS)
-_LOOKS = (np.abs(_HORIZONS[:, None] - _HORIZONS) // LOOK_STEP * ACTION).astype(np.int32)  # (wanted, start horizon)
 _YAW_INDEX = {yaw: k for k, yaw in enumerate(YAWS)}
 
 
@@ -172,22 +170,27 @@ class UseRoutes:
     def _choices(self, wanted: np.ndarray) -> np.ndarray:
         """The tables of several targets' use poses, found together, backwards from them: per spot and
         (target, start horizon), the first action of the best route (3: stay and look)."""
-        n, width = self.spots, len(HORIZONS)
-        finish = np.where(wanted[..., None], _LOOKS, FAR).min(axis=2)  # (targets, spots, start horizons)
+        n, width = self.spots, len(wanted) * len(HORIZONS)
         # Spots first, so that following a move gathers whole rows of (targets x start horizons) costs.
-        cost = np.full((n + 1, len(wanted) * width), FAR, dtype=np.int32)  # row n, beyond a wall, stays FAR
-        cost[:n] = finish.transpose(1, 0, 2).reshape(n, -1)
-        ends = cost[:n].copy()
+        ends = _finish(wanted.transpose(1, 0, 2)).reshape(n, width)
+        cost = np.full((n + 1, width), FAR, dtype=np.int32)  # row n, beyond a wall, stays FAR
+        cost[:n] = ends
         ahead, left, right = self.following
+        relaxed, other = np.empty((n, width), dtype=np.int32), np.empty((n, width), dtype=np.int32)
         while True:  # until each spot costs its finish or one action more than its best neighbour
-            relaxed = np.minimum(np.minimum(cost[ahead], cost[left]), cost[right]) + (ACTION + 1)
+            np.take(cost, ahead, axis=0, out=relaxed, mode="clip")  # buffers reused: a scene's tables are
+            np.take(cost, left, axis=0, out=other, mode="clip")  # built as it is entered, so they are quick
+            np.minimum(relaxed, other, out=relaxed)
+            np.take(cost, right, axis=0, out=other, mode="clip")
+            np.minimum(relaxed, other, out=relaxed)
+            relaxed += ACTION + 1
             np.minimum(relaxed, ends, out=relaxed)
             if np.array_equal(relaxed, cost[:n]):
                 break
             cost[:n] = relaxed
         # The first best option in the search's order (a finish costs a multiple of ACTION and a move
         # never does, so only moves tie).
-        best, choices = cost[ahead], np.zeros((n, len(wanted) * width), dtype=np.int8)
+        best, choices = cost[ahead], np.zeros((n, width), dtype=np.int8)
         for choice, option in enumerate((cost[left], cost[right], ends - (ACTION + 1)), start=1):
             np.copyto(choices, choice, where=option < best)
             np.minimum(best, option, out=best)
@@ -203,6 +206,21 @@ class UseRoutes:
 def _version() -> str:
     """The code the route tables come from, as the disk cache (`scene_cache`) tells them apart."""
     return scene_cache.code_version(__file__, inspect.getfile(shortest_path)) + views_version()
+
+
+def _finish(wanted: np.ndarray) -> np.ndarray:
+    """The cost of the looks from each start horizon to the nearest horizon `wanted` (bool (..., horizons))
+    marks, or FAR where it marks none: int32 (..., start horizons). HORIZONS are one look apart, so the
+    looks are the steps between indices, counted in two sweeps (to the nearest mark below, and above)."""
+    none = len(HORIZONS)  # this many steps or more: no mark on that side
+    looks = np.empty(wanted.shape, dtype=np.int32)
+    below = above = np.full(wanted.shape[:-1], none, dtype=np.int32)
+    for h in range(len(HORIZONS)):
+        below = looks[..., h] = np.where(wanted[..., h], 0, below + 1)
+    for h in reversed(range(len(HORIZONS))):
+        above = np.where(wanted[..., h], 0, above + 1)
+        np.minimum(looks[..., h], above, out=looks[..., h])
+    return np.where(looks < none, looks * ACTION, FAR).astype(np.int32)
 
 
 def _tied(horizons: list[int], start: int) -> bool:
