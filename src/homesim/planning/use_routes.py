@@ -172,7 +172,7 @@ class UseRoutes:
         (target, start horizon), the first action of the best route (3: stay and look)."""
         n, width = self.spots, len(wanted) * len(HORIZONS)
         # Spots first, so that following a move gathers whole rows of (targets x start horizons) costs.
-        ends = _finish(wanted.transpose(1, 0, 2)).reshape(n, width)
+        ends = _finish(np.ascontiguousarray(wanted.transpose(2, 1, 0))).transpose(1, 2, 0).reshape(n, width)
         cost = np.full((n + 1, width), FAR, dtype=np.int32)  # row n, beyond a wall, stays FAR
         cost[:n] = ends
         ahead, left, right = self.following
@@ -209,17 +209,17 @@ def _version() -> str:
 
 
 def _finish(wanted: np.ndarray) -> np.ndarray:
-    """The cost of the looks from each start horizon to the nearest horizon `wanted` (bool (..., horizons))
-    marks, or FAR where it marks none: int32 (..., start horizons). HORIZONS are one look apart, so the
+    """The cost of the looks from each start horizon to the nearest horizon `wanted` (bool (horizons, ...))
+    marks, or FAR where it marks none: int32 (start horizons, ...). HORIZONS are one look apart, so the
     looks are the steps between indices, counted in two sweeps (to the nearest mark below, and above)."""
     none = len(HORIZONS)  # this many steps or more: no mark on that side
     looks = np.empty(wanted.shape, dtype=np.int32)
-    below = above = np.full(wanted.shape[:-1], none, dtype=np.int32)
+    below = above = np.full(wanted.shape[1:], none, dtype=np.int32)
     for h in range(len(HORIZONS)):
-        below = looks[..., h] = np.where(wanted[..., h], 0, below + 1)
+        below = looks[h] = np.where(wanted[h], 0, below + 1)
     for h in reversed(range(len(HORIZONS))):
-        above = np.where(wanted[..., h], 0, above + 1)
-        np.minimum(looks[..., h], above, out=looks[..., h])
+        above = np.where(wanted[h], 0, above + 1)
+        np.minimum(looks[h], above, out=looks[h])
     return np.where(looks < none, looks * ACTION, FAR).astype(np.int32)
 
 

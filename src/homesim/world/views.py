@@ -25,7 +25,6 @@ from homesim.world.frustum import (
     HALF_FOV,
     HORIZONS,
     MOVABLE_RADIUS,
-    NEAR_PLANE,
     TAN_HALF_FOV,
     VISIBILITY_DISTANCE,
     YAWS,
@@ -236,19 +235,18 @@ def _elevation_each(height: np.ndarray, distance: np.ndarray) -> np.ndarray:
 
 
 def _planes() -> tuple[np.ndarray, ...]:
-    """The frustum's five planes (f >= NEAR_PLANE, |right| <= T f, |u| <= T f, as `view_limits` derives
-    them) at each yaw and horizon, as g = cx X + cz Z + ct t + d >= 0 over a point's offset (X, Z) from the
-    agent and height t relative to the camera: coefficients (4 yaws, 7 horizons, 5 planes) each."""
+    """Three of the frustum's planes, |right| <= T f and -u <= T f (`view_limits`: the sides and the bottom
+    of the view, which reject most of what `_surely_unseen` leaves; the near and top planes add almost
+    nothing), at each yaw and horizon, as g = cx X + cz Z + ct t >= 0 over a point's offset (X, Z) from
+    the agent and height t relative to the camera: coefficients (4 yaws, 7 horizons, 3 planes) each."""
     sy, cy = _SIN[:, None, None], _COS[:, None, None]
     s, c, t = _PITCH_SIN[None, :, None], _PITCH_COS[None, :, None], TAN_HALF_FOV
     one = np.ones((1, 1, 1))
-    # g = alpha * ahead + beta * right + gamma * t + delta, per plane
-    alpha = np.concatenate([c, t * c, t * c, t * c - s, t * c + s], axis=2)
-    beta = np.concatenate([0 * one, -one, one, 0 * one, 0 * one], axis=2)
-    gamma = np.concatenate([-s, -t * s, -t * s, -t * s - c, c - t * s], axis=2)
-    delta = np.array([-NEAR_PLANE, 0, 0, 0, 0])
-    shape = (len(YAWS), len(HORIZONS), 5)
-    return tuple(np.broadcast_to(a, shape).ravel() for a in (alpha * sy + beta * cy, alpha * cy - beta * sy, gamma, delta))
+    alpha = np.concatenate([t * c, t * c, t * c + s], axis=2)  # g = alpha * ahead + beta * right + gamma * t
+    beta = np.concatenate([-one, one, 0 * one], axis=2)
+    gamma = np.concatenate([-t * s, -t * s, c - t * s], axis=2)
+    shape = (len(YAWS), len(HORIZONS), 3)
+    return tuple(np.broadcast_to(a, shape).ravel() for a in (alpha * sy + beta * cy, alpha * cy - beta * sy, gamma))
 
 
 _PLANES = _planes()
@@ -257,15 +255,15 @@ PLANE_MARGIN = 1e-6  # far above the rounding of any column's test, so a rejecte
 
 def _beyond_the_planes(lo: np.ndarray, hi: np.ndarray, ax: np.ndarray, az: np.ndarray, camera_height: float):
     """Per (box, position) pair (corners lo, hi (P, 3), the agent at ax, az (P,)): whether the part of the
-    box within reach lies wholly outside one of the frustum's planes, at each yaw and horizon -> bool (P, 4, 7).
-    A plane is linear, so its largest value over the box is at the corner its coefficients' signs pick."""
+    box within reach lies wholly outside one of `_planes`, at each yaw and horizon -> bool (P, 4, 7). A
+    plane is linear, so its largest value over the box is at the corner its coefficients' signs pick."""
     reach = VISIBILITY_DISTANCE + PLANE_MARGIN
     x = np.stack([np.maximum(lo[:, 0] - ax, -reach), np.minimum(hi[:, 0] - ax, reach)], axis=1)
     z = np.stack([np.maximum(lo[:, 2] - az, -reach), np.minimum(hi[:, 2] - az, reach)], axis=1)
     t = np.stack([lo[:, 1] - camera_height, hi[:, 1] - camera_height], axis=1)
-    cx, cz, ct, d = _PLANES
-    largest = cx * x[:, (cx > 0).astype(int)] + cz * z[:, (cz > 0).astype(int)] + ct * t[:, (ct > 0).astype(int)] + d
-    return (largest < -PLANE_MARGIN).reshape(len(lo), len(YAWS), len(HORIZONS), 5).any(axis=3)
+    cx, cz, ct = _PLANES
+    largest = cx * x[:, (cx > 0).astype(int)] + cz * z[:, (cz > 0).astype(int)] + ct * t[:, (ct > 0).astype(int)]
+    return (largest < -PLANE_MARGIN).reshape(len(lo), len(YAWS), len(HORIZONS), 3).any(axis=3)
 
 
 def _elevation(height: float, distance: float) -> float:
