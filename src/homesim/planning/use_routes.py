@@ -172,22 +172,23 @@ class UseRoutes:
         (target, start horizon), the first action of the best route (3: stay and look)."""
         n, width = self.spots, len(wanted) * len(HORIZONS)
         # Spots first, so that following a move gathers whole rows of (targets x start horizons) costs.
-        ends = _finish(np.ascontiguousarray(wanted.transpose(2, 1, 0))).transpose(1, 2, 0).reshape(n, width)
-        cost = np.full((n + 1, width), FAR, dtype=np.int32)  # row n, beyond a wall, stays FAR
+        horizons = np.packbits(wanted, axis=2, bitorder="little")[..., 0].T  # (spots, targets): bit h, horizon h
+        ends = _FINISH[horizons].reshape(n, width)
+        cost, relaxed = (np.full((n + 1, width), FAR, dtype=np.int32) for _ in range(2))  # row n, beyond a wall
         cost[:n] = ends
+        other = np.empty((n, width), dtype=np.int32)
         ahead, left, right = self.following
-        relaxed, other = np.empty((n, width), dtype=np.int32), np.empty((n, width), dtype=np.int32)
         while True:  # until each spot costs its finish or one action more than its best neighbour
-            np.take(cost, ahead, axis=0, out=relaxed, mode="clip")  # buffers reused: a scene's tables are
+            np.take(cost, ahead, axis=0, out=relaxed[:n], mode="clip")  # buffers reused: a scene's tables are
             np.take(cost, left, axis=0, out=other, mode="clip")  # built as it is entered, so they are quick
-            np.minimum(relaxed, other, out=relaxed)
+            np.minimum(relaxed[:n], other, out=relaxed[:n])
             np.take(cost, right, axis=0, out=other, mode="clip")
-            np.minimum(relaxed, other, out=relaxed)
-            relaxed += ACTION + 1
-            np.minimum(relaxed, ends, out=relaxed)
-            if np.array_equal(relaxed, cost[:n]):
+            np.minimum(relaxed[:n], other, out=relaxed[:n])
+            relaxed[:n] += ACTION + 1
+            np.minimum(relaxed[:n], ends, out=relaxed[:n])
+            cost, relaxed = relaxed, cost
+            if np.array_equal(cost, relaxed):
                 break
-            cost[:n] = relaxed
         # The first best option in the search's order (a finish costs a multiple of ACTION and a move
         # never does, so only moves tie).
         best, choices = cost[ahead], np.zeros((n, width), dtype=np.int8)
@@ -208,19 +209,17 @@ def _version() -> str:
     return scene_cache.code_version(__file__, inspect.getfile(shortest_path)) + views_version()
 
 
-def _finish(wanted: np.ndarray) -> np.ndarray:
-    """The cost of the looks from each start horizon to the nearest horizon `wanted` (bool (horizons, ...))
-    marks, or FAR where it marks none: int32 (start horizons, ...). HORIZONS are one look apart, so the
-    looks are the steps between indices, counted in two sweeps (to the nearest mark below, and above)."""
-    none = len(HORIZONS)  # this many steps or more: no mark on that side
-    looks = np.empty(wanted.shape, dtype=np.int32)
-    below = above = np.full(wanted.shape[1:], none, dtype=np.int32)
-    for h in range(len(HORIZONS)):
-        below = looks[h] = np.where(wanted[h], 0, below + 1)
-    for h in reversed(range(len(HORIZONS))):
-        above = np.where(wanted[h], 0, above + 1)
-        np.minimum(looks[h], above, out=looks[h])
-    return np.where(looks < none, looks * ACTION, FAR).astype(np.int32)
+def _finish() -> np.ndarray:
+    """The cost of the looks from each start horizon to the nearest of a set of horizons (bit h: horizon h
+    is in it), or FAR from the empty set: int32 (2**7 sets, start horizons). HORIZONS are one look apart."""
+    table = np.full((2 ** len(HORIZONS), len(HORIZONS)), FAR, dtype=np.int32)
+    for bits in range(1, len(table)):
+        wanted = [h for h in range(len(HORIZONS)) if bits >> h & 1]
+        table[bits] = [min(abs(h - w) for w in wanted) * ACTION for h in range(len(HORIZONS))]
+    return table
+
+
+_FINISH = _finish()
 
 
 def _tied(horizons: list[int], start: int) -> bool:
