@@ -81,7 +81,9 @@ def in_view_poses(boxes: list[Box], positions: np.ndarray, camera_height: float)
     if rounds:
         open_ &= ~_beyond_the_planes(lo, hi, ax, az, camera_height)
     pair, yaw = np.nonzero(open_.any(axis=2))  # (pair, yaw) groups, in order
-    points = _ragged(_packed(x, z, box, first | (not rounds), len(boxes)), box_of[pair], (nx[box_of, at], nz[box_of, at]), pair)
+    points = _ragged(
+        _packed(x, z, box, first | (not rounds), len(boxes)), box_of[pair], (nx[box_of, at], nz[box_of, at]), pair
+    )
     seen = np.zeros(open_.shape, dtype=bool)
     seen[pair, yaw] = _columns_seen(*_offsets(points, ax, az, pair), yaw, t0[pair], t1[pair])
     if rounds:
@@ -193,11 +195,14 @@ def _surely_unseen(lo: np.ndarray, hi: np.ndarray, ax: np.ndarray, az: np.ndarra
     unseen, close = _rejections(lo, hi, ax, az, camera_height, np.hypot, _elevations)
     (again,) = np.nonzero(close)
     if len(again):
-        unseen[again] = _rejections(lo[again], hi[again], ax[again], az[again], camera_height, _hypot, _elevation_each)[0]
+        exact, _ = _rejections(lo[again], hi[again], ax[again], az[again], camera_height, _hypot, _elevation_each)
+        unseen[again] = exact
     return unseen
 
 
 DOUBT = 1e-9  # a comparison this close may go the other way with `math`'s rounding
+_ABOVE = np.array([-h + HALF_FOV + 1e-6 for h in HORIZONS])  # per horizon: elevations wholly above the view
+_BELOW = np.array([-h - HALF_FOV - 1e-6 for h in HORIZONS])  # and wholly below it
 
 
 def _rejections(lo, hi, ax, az, camera_height, hypot, elevation) -> tuple[np.ndarray, np.ndarray]:
@@ -216,9 +221,8 @@ def _rejections(lo, hi, ax, az, camera_height, hypot, elevation) -> tuple[np.nda
     t = np.where(s >= 0, t0[:, None], t1[:, None])[:, None, :]
     radius = radius[:, None, None]
     side, limit = np.abs(right)[..., None] - radius, TAN_HALF_FOV * (c * (ahead_[..., None] + radius) - s * t) + 1e-9
-    above, below = np.array([-h + HALF_FOV + 1e-6 for h in HORIZONS]), np.array([-h - HALF_FOV - 1e-6 for h in HORIZONS])
-    unseen = (near > VISIBILITY_DISTANCE)[:, None, None] | (side > limit) | (bottom > above) | (top < below)
-    doubt = np.minimum(np.abs(side - limit), np.minimum(np.abs(bottom - above), np.abs(top - below)))
+    unseen = (near > VISIBILITY_DISTANCE)[:, None, None] | (side > limit) | (bottom > _ABOVE) | (top < _BELOW)
+    doubt = np.minimum(np.abs(side - limit), np.minimum(np.abs(bottom - _ABOVE), np.abs(top - _BELOW)))
     return unseen, (doubt.min(axis=(1, 2)) < DOUBT) | (np.abs(near - VISIBILITY_DISTANCE) < DOUBT)
 
 
@@ -300,7 +304,8 @@ class PoseViews:
         # The cells (grid indices) in the order the scene's set of them iterates, as planning lists them.
         self.set_cells = np.array(list(scene.reachable), dtype=np.int64).reshape(-1, 2)
         self.set_order = np.array([self.cells[x * GRID_SIZE, z * GRID_SIZE] for x, z in scene.reachable], dtype=int)
-        self.movable: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # (class, position) -> (in view, listed)
+        # (class, position) -> (in view, listed: None until `visible` asks)
+        self.movable: dict[tuple, tuple[np.ndarray, np.ndarray | None]] = {}
         self._state: tuple = ()  # the objects mapping and held objects `visible` last answered for
         self._placed: tuple[list[str], np.ndarray] = ([], np.zeros((0, 0), dtype=bool))
         self._hidden: dict[str, bool] = {}
@@ -345,7 +350,7 @@ class PoseViews:
         held = tuple(a.held for a in state.agents)
         if not self._state or state.objects is not self._state[0] or held != self._state[1]:
             placed = [o for o in state.objects.values() if o.position is not None]
-            self.learn([(o.cls, o.position) for o in placed], catalog)
+            self.learn([(o.cls, o.position) for o in placed], catalog, listed=True)
             listed = np.array([self.movable[o.cls, o.position][1] for o in placed]).reshape(len(placed), -1)
             self._state, self._placed, self._hidden = (state.objects, held), ([o.id for o in placed], listed), {}
         ids, listed = self._placed
@@ -357,20 +362,24 @@ class PoseViews:
                 found.append(o)
         return sorted(found)
 
-    def learn(self, keys: list[tuple], catalog: Catalog) -> None:
-        """Looks at movable objects, given as (class, position), from every pose at once."""
+    def learn(self, keys: list[tuple], catalog: Catalog, listed: bool = False) -> None:
+        """Looks at movable objects, given as (class, position), from every pose at once; with `listed`, also
+        works out where `visible_objects` lists them (which only `visible` asks)."""
         keys = list(dict.fromkeys(keys))
         if (len(self.movable) + len(keys)) * 2 * len(self.positions) * POSES_PER_CELL > MOVABLE_BYTES:
             self.movable.clear()  # a long run puts things in ever new places
-        keys = [key for key in keys if key not in self.movable]
-        if not keys:
-            return
-        boxes = [Box.around(position, catalog[cls].size) for cls, position in keys]
-        in_view = in_view_poses(boxes, self.positions, self.camera_height)
-        listed = in_view & self._near_the_view(np.array([position for _, position in keys]))
         poses = len(self.positions) * POSES_PER_CELL
-        for key, seen, shown in zip(keys, in_view.reshape(len(keys), poses), listed.reshape(len(keys), poses)):
-            self.movable[key] = seen, shown
+        new = [key for key in keys if key not in self.movable]
+        if new:
+            boxes = [Box.around(position, catalog[cls].size) for cls, position in new]
+            in_view = in_view_poses(boxes, self.positions, self.camera_height).reshape(len(new), poses)
+            self.movable.update((key, (seen, None)) for key, seen in zip(new, in_view))
+        unlisted = [key for key in keys if self.movable[key][1] is None] if listed else []
+        if unlisted:
+            near = self._near_the_view(np.array([position for _, position in unlisted])).reshape(len(unlisted), poses)
+            for key, shown in zip(unlisted, near):
+                seen = self.movable[key][0]
+                self.movable[key] = seen, seen & shown
 
     def _near_the_view(self, positions: np.ndarray) -> np.ndarray:
         """`frustum.near_the_view` for objects at `positions` (K, 3) from every pose -> bool (K, cells, 4, 7)."""
