@@ -5,10 +5,12 @@ HORIZONS, so a scene has (cells x 4 x 7) poses. Checking one new (pose, object) 
 costs as much as a hundred lookups, and a random walk meets thousands of new pairs, so `PoseViews`
 checks each object from every pose at once with numpy and then only looks answers up: the fixed
 objects when the views are made (or read from the disk cache, `scene_cache`, where an earlier run left
-them), a movable object the first time it is met at a (class, position).
-The vectorised test does the same floating-point operations as `in_view`, elementwise (and takes
-distances and angles with `math`, where numpy's functions may round differently), so its answers are
-`in_view`'s, bit for bit; tests compare the two on every pose of several floor plans.
+them), a movable object the first time a route to it is asked for (a single question is answered from
+its pose alone) or it is met at a (class, position).
+The vectorised test does the same floating-point operations as `in_view`, elementwise (distances and
+angles, where numpy's functions may round differently from `math`'s, are redone with `math` wherever a
+comparison is close), and skips only work that cannot change an answer, so its answers are `in_view`'s,
+bit for bit; tests compare the two on every pose of several floor plans.
 """
 
 from __future__ import annotations
