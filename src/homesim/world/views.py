@@ -46,6 +46,8 @@ _PITCH_SIN, _PITCH_COS = (np.array(v) for v in zip(*map(sin_cos, HORIZONS)))  # 
 # horizon, the view reaches HALF_FOV further, past the vertical by this angle (if at all).
 BEHIND = math.tan(math.radians(max(0.0, max(HORIZONS) + HALF_FOV - 90)))
 MOVABLE_BYTES = 4 * 2**20  # per scene, for movable objects' answers; past it they are forgotten and redone
+COARSE = 3  # every this many footprint points (and the last), each way, are tried first
+ROUNDS_FROM = 5000  # columns: below, one round without the planes' test (whose cost the rounds repay)
 
 
 def enclosed(state: State, catalog: Catalog, object_id: str) -> str | None:
@@ -96,12 +98,6 @@ def in_view_poses(boxes: list[Box], positions: np.ndarray, camera_height: float)
     return answers
 
 
-COARSE = 3  # every this many footprint points (and the last), each way, are tried first
-
-
-ROUNDS_FROM = 5000  # columns: below, one round without the planes' test (whose cost the rounds repay)
-
-
 def _footprints(boxes: list[Box]) -> tuple[np.ndarray, ...]:
     """The boxes' footprint points (`footprint_points`, box by box in their order) -> x, z, the index of
     the box of each, and whether each lies on the coarse grid (every COARSE-th point each way, and the last)."""
@@ -124,8 +120,8 @@ def _packed(x: np.ndarray, z: np.ndarray, box: np.ndarray, chosen: np.ndarray, b
 
 
 def _ragged(points: tuple, boxes: np.ndarray, first: tuple | None = None, of: np.ndarray | None = None) -> tuple:
-    """The points of each of `boxes` in turn (after `first`'s point of its pair `of`, if given) -> x, z, and
-    the index of the box in `boxes` each point belongs to."""
+    """The points of each group's box (`boxes`: the box of each group) in turn, after `first`'s point of the
+    group's pair (`of`) if given -> x, z, and the group each point belongs to."""
     x, z, offsets, counts = points
     n = counts[boxes] + (first is not None)
     group = np.repeat(np.arange(len(boxes)), n)
