@@ -108,7 +108,7 @@ def test_the_default_folder(monkeypatch, tmp_path):
 def test_a_full_folder_keeps_no_more(room, tmp_path, monkeypatch):
     monkeypatch.setenv("HOMESIM_CACHE", str(tmp_path))
     monkeypatch.setattr(scene_cache, "MAX_FILES", 2)
-    monkeypatch.setattr(scene_cache, "_counts", {})
+    monkeypatch.setattr(scene_cache, "_listed", {})
     scene, state = room
     route_tables(fresh(scene), state)
     expected = made(fresh(generate_room("Kitchen", 4)[0]))

@@ -55,15 +55,22 @@ def demos(alfred_trajectories, alfred_layouts) -> dict:
     return found
 
 
-@pytest.mark.parametrize("count", [16, pytest.param(400, marks=pytest.mark.slow)])
-def test_in_view_poses_is_in_view_for_random_boxes(count):
+LATTICE = np.array([(x * GRID_SIZE, z * GRID_SIZE) for x in range(-4, 5) for z in range(-4, 5)])
+
+
+def random_boxes(count: int) -> list[Box]:
     rng = random.Random(count)
-    positions = np.array([(x * GRID_SIZE, z * GRID_SIZE) for x in range(-4, 5) for z in range(-4, 5)])
     boxes = []
     for _ in range(count):
         lo = [rng.randrange(-50, 50) * 0.05, rng.randrange(0, 40) * 0.05, rng.randrange(-50, 50) * 0.05]
         size = [rng.randrange(1, 30) * 0.05, rng.randrange(1, 30) * 0.05, rng.randrange(1, 30) * 0.05]
         boxes.append(Box(tuple(lo), tuple(a + b for a, b in zip(lo, size))))
+    return boxes
+
+
+@pytest.mark.parametrize("count", [16, pytest.param(400, marks=pytest.mark.slow)])
+def test_in_view_poses_is_in_view_for_random_boxes(count):
+    positions, boxes = LATTICE, random_boxes(count)
     answers = in_view_poses(boxes, positions, 1.576)
     expected = np.array(
         [
@@ -73,6 +80,13 @@ def test_in_view_poses_is_in_view_for_random_boxes(count):
     )
     assert np.array_equal(answers, expected)
     assert 0.02 < expected.mean() < 0.5  # both answers are common
+
+
+def test_one_box_at_a_time_answers_as_all_at_once():
+    """Many columns go through two rounds and the planes' rejection, a few through one round without it."""
+    boxes = random_boxes(16)
+    one_by_one = np.concatenate([in_view_poses([box], LATTICE, 1.576) for box in boxes])
+    assert np.array_equal(one_by_one, in_view_poses(boxes, LATTICE, 1.576))
 
 
 @pytest.mark.parametrize("floor_plan", FLOOR_PLANS)

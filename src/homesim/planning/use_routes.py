@@ -21,7 +21,6 @@ from typing import NamedTuple
 import numpy as np
 
 from homesim.planning.poses import (
-    LOOK_STEP,
     Pose,
     goal_horizons,
     looks,
@@ -45,7 +44,6 @@ ACTION = 4096  # a route's cost: actions (looks included) * ACTION + moves and t
 FAR = 2**30  # the cost where no use pose can be reached
 MOVABLE = 1000  # use-pose sets of movable objects kept per scene (cleared when full)
 _HORIZONS = np.array(HORIZONS)
-_LOOKS = (np.abs(_HORIZONS[:, None] - _HORIZONS) // LOOK_STEP * ACTION).astype(np.int32)  # (wanted, start horizon)
 _YAW_INDEX = {yaw: k for k, yaw in enumerate(YAWS)}
 
 
@@ -172,22 +170,28 @@ class UseRoutes:
     def _choices(self, wanted: np.ndarray) -> np.ndarray:
         """The tables of several targets' use poses, found together, backwards from them: per spot and
         (target, start horizon), the first action of the best route (3: stay and look)."""
-        n, width = self.spots, len(HORIZONS)
-        finish = np.where(wanted[..., None], _LOOKS, FAR).min(axis=2)  # (targets, spots, start horizons)
+        n, width = self.spots, len(wanted) * len(HORIZONS)
         # Spots first, so that following a move gathers whole rows of (targets x start horizons) costs.
-        cost = np.full((n + 1, len(wanted) * width), FAR, dtype=np.int32)  # row n, beyond a wall, stays FAR
-        cost[:n] = finish.transpose(1, 0, 2).reshape(n, -1)
-        ends = cost[:n].copy()
+        horizons = np.packbits(wanted, axis=2, bitorder="little")[..., 0].T  # (spots, targets): bit h, horizon h
+        ends = _FINISH[horizons].reshape(n, width)
+        cost, relaxed = (np.full((n + 1, width), FAR, dtype=np.int32) for _ in range(2))  # row n, beyond a wall
+        cost[:n] = ends
+        other = np.empty((n, width), dtype=np.int32)
         ahead, left, right = self.following
         while True:  # until each spot costs its finish or one action more than its best neighbour
-            relaxed = np.minimum(np.minimum(cost[ahead], cost[left]), cost[right]) + (ACTION + 1)
-            np.minimum(relaxed, ends, out=relaxed)
-            if np.array_equal(relaxed, cost[:n]):
+            np.take(cost, ahead, axis=0, out=relaxed[:n], mode="clip")  # buffers reused: a scene's tables are
+            np.take(cost, left, axis=0, out=other, mode="clip")  # built as it is entered, so they are quick
+            np.minimum(relaxed[:n], other, out=relaxed[:n])
+            np.take(cost, right, axis=0, out=other, mode="clip")
+            np.minimum(relaxed[:n], other, out=relaxed[:n])
+            relaxed[:n] += ACTION + 1
+            np.minimum(relaxed[:n], ends, out=relaxed[:n])
+            cost, relaxed = relaxed, cost
+            if np.array_equal(cost, relaxed):
                 break
-            cost[:n] = relaxed
         # The first best option in the search's order (a finish costs a multiple of ACTION and a move
         # never does, so only moves tie).
-        best, choices = cost[ahead], np.zeros((n, len(wanted) * width), dtype=np.int8)
+        best, choices = cost[ahead], np.zeros((n, width), dtype=np.int8)
         for choice, option in enumerate((cost[left], cost[right], ends - (ACTION + 1)), start=1):
             np.copyto(choices, choice, where=option < best)
             np.minimum(best, option, out=best)
@@ -203,6 +207,19 @@ class UseRoutes:
 def _version() -> str:
     """The code the route tables come from, as the disk cache (`scene_cache`) tells them apart."""
     return scene_cache.code_version(__file__, inspect.getfile(shortest_path)) + views_version()
+
+
+def _finish() -> np.ndarray:
+    """The cost of the looks from each start horizon to the nearest of a set of horizons (bit h: horizon h
+    is in it), or FAR from the empty set: int32 (2**7 sets, start horizons). HORIZONS are one look apart."""
+    table = np.full((2 ** len(HORIZONS), len(HORIZONS)), FAR, dtype=np.int32)
+    for bits in range(1, len(table)):
+        wanted = [h for h in range(len(HORIZONS)) if bits >> h & 1]
+        table[bits] = [min(abs(h - w) for w in wanted) * ACTION for h in range(len(HORIZONS))]
+    return table
+
+
+_FINISH = _finish()
 
 
 def _tied(horizons: list[int], start: int) -> bool:

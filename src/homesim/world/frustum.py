@@ -30,11 +30,18 @@ HORIZONS = tuple(range(-30, 61, 15))
 
 @functools.lru_cache(maxsize=65536)  # boxes recur: fixed ones always, movable ones per (class, position)
 def footprint_points(box: Box) -> tuple[tuple[float, float], ...]:
-    """Points covering a box's floor footprint, at most SAMPLE_SPACING apart."""
+    """Points covering a box's floor footprint, at most SAMPLE_SPACING apart: the grid of `footprint_axes`,
+    x by x."""
+    xs, zs = footprint_axes(box)
+    return tuple((x, z) for x in xs for z in zs)
+
+
+def footprint_axes(box: Box) -> tuple[list[float], list[float]]:
+    """The x and the z coordinates of a box's footprint points."""
     (x0, _, z0), (x1, _, z1) = box.lo, box.hi
     nx = max(1, math.ceil((x1 - x0) / SAMPLE_SPACING))
     nz = max(1, math.ceil((z1 - z0) / SAMPLE_SPACING))
-    return tuple((x0 + (x1 - x0) * i / nx, z0 + (z1 - z0) * j / nz) for i in range(nx + 1) for j in range(nz + 1))
+    return [x0 + (x1 - x0) * i / nx for i in range(nx + 1)], [z0 + (z1 - z0) * j / nz for j in range(nz + 1)]
 
 
 @functools.lru_cache(maxsize=64)

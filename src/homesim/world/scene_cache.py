@@ -28,7 +28,7 @@ from homesim.world.scene import Scene
 
 OFF = "off"
 MAX_FILES = 2000
-_counts: dict[Path, int] = {}  # files in each folder, counted once per process, then as this process adds
+_listed: dict[Path, dict[str, set[str]]] = {}  # per folder: `_kept`
 
 
 def folder() -> Path | None:
@@ -82,9 +82,8 @@ def store(scene: Scene, name: str, version: str, table: np.ndarray) -> None:
         return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        if path.parent not in _counts:
-            _counts[path.parent] = sum(1 for _ in path.parent.glob("*.npy"))
-        if _counts[path.parent] >= MAX_FILES:
+        kept = _kept(path.parent)
+        if sum(map(len, kept.values())) >= MAX_FILES:
             return
         handle, written = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     except OSError:
@@ -93,10 +92,24 @@ def store(scene: Scene, name: str, version: str, table: np.ndarray) -> None:
         with os.fdopen(handle, "wb") as out:
             np.save(out, table, allow_pickle=False)
         os.replace(written, path)
-        _counts[path.parent] += 1
-        for older in path.parent.glob(f"{path.name.rsplit('-', 1)[0]}-*.npy"):  # made by other code: never read
-            if older != path:
-                older.unlink(missing_ok=True)
-                _counts[path.parent] -= 1
+        same = kept.setdefault(_table_of(path.name), set())
+        for older in same - {path.name}:  # made by other code: never read
+            (path.parent / older).unlink(missing_ok=True)
+        same.clear()
+        same.add(path.name)
     except OSError:
         Path(written).unlink(missing_ok=True)
+
+
+def _kept(where: Path) -> dict[str, set[str]]:
+    """The files in a folder by table (scene, content, name), listed once per process, then as this process
+    adds and removes them (a scene's tables are stored as it is entered, where a listing would cost more)."""
+    if where not in _listed:
+        _listed[where] = {}
+        for path in where.glob("*.npy"):
+            _listed[where].setdefault(_table_of(path.name), set()).add(path.name)
+    return _listed[where]
+
+
+def _table_of(file_name: str) -> str:
+    return file_name.rsplit("-", 1)[0]  # without the code's version
