@@ -221,7 +221,8 @@ def report_command(
 
 def _compare(loaded: list, split: str | None, json_out: Path | None) -> None:
     """HandMeThat's Tables 2 and 3 over several runs: a row per agent, its runs' observabilities side by side
-    (a run whose agent and observability another run has too gets a row of its own, named by its folder),
+    (a checkpoint's agent is its file's name, so runs/partial/seq2seq.pt and runs/full/seq2seq.pt share one;
+    a run whose agent and observability another run has too gets a row of its own, named by its folder),
     then the paper's rows."""
     from homesim.evaluation.handmethat_report import PaperRow, level_figures, paper_table, published_rows
 
@@ -235,7 +236,8 @@ def _compare(loaded: list, split: str | None, json_out: Path | None) -> None:
             console.print(f"[red]{out} has no episodes{f' in split {split!r}' if split else ''}[/]")
             raise typer.Exit(1)
         setting = config.options.get("observability", "partial")
-        label = config.agent if setting not in rows.get(config.agent, {}) else f"{config.agent} ({out})"
+        agent = Path(config.agent).stem if config.agent.endswith(".pt") else config.agent  # a checkpoint: its name
+        label = agent if setting not in rows.get(agent, {}) else f"{agent} ({out})"
         rows.setdefault(label, {})[setting] = level_figures(chosen)
     table_rows = [PaperRow(label, settings) for label, settings in rows.items()] + published_rows()
     console.print(paper_table(table_rows, f"HandMeThat, {split or 'all splits'}"))

@@ -107,7 +107,7 @@ def paper_table(rows: Sequence[PaperRow], title: str, quest_types: bool = False,
     columns = [*LEVELS, OVERALL, *(QUEST_TYPES if quest_types else ())]
     caption = "score (success %, moves in successes); the score's and the success rate's 95% CI; episodes"
     table = Table(title=f"{title}: {' | '.join(SETTINGS[s] for s in settings)}", caption=caption)
-    table.add_column(first)
+    table.add_column(first, no_wrap=True)
     for setting in settings:
         for column in columns:
             table.add_column(f"{setting}\n{column}", justify="right")
