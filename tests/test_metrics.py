@@ -203,10 +203,8 @@ def test_one_set_of_draws_gives_every_metric_the_interval_of_resampling_it_alone
     """The reference: each sample's sum over its drawn episodes, on every metric's own draws of seed 0, on
     records whose PLW terms are fractions (where the order of adding changes the last bits)."""
     rng = np.random.default_rng(3)
-    records = [
-        rec(f"r{i}", bool(rng.integers(2)), int(rng.integers(0, 4)), 4, int(rng.integers(0, 40)), int(rng.integers(1, 30)))
-        for i in range(97)
-    ]
+    drawn = zip(rng.integers(2, size=97), rng.integers(0, 4, 97), rng.integers(0, 40, 97), rng.integers(1, 30, 97))
+    records = [rec(f"r{i}", bool(s), int(met), 4, int(n), int(expert)) for i, (s, met, n, expert) in enumerate(drawn)]
     for samples in (2, 250):  # (one sample alone numpy sums pairwise: the last bits may differ)
         expected = {}
         for name in METRICS:
