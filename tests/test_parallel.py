@@ -57,7 +57,7 @@ def marks():
 
 
 def _run(out, agent="random", workers: int | Workers = 1):
-    episodes, scenes = builtin_episodes(count=20)  # 20 scenes: a chunk of work each
+    episodes, scenes = builtin_episodes(count=20)  # 18 scenes of an item each: for 2 workers, 9 chunks
     return evaluate({"builtin": episodes}, scenes, EvaluationConfig(agent), out, workers=workers)
 
 
@@ -82,8 +82,9 @@ def test_work_that_fails_every_try_is_reported_in_its_record(ray_instance, marks
     episodes, _ = builtin_episodes(count=20)
     assert sorted(r.episode_id for r in records) == sorted(e.id for e in episodes)  # the run went on
     failed = [r for r in records if r.end_reason == "worker_failed"]
-    # the chunk holding the dying episode (its scene's work items) is reported; the others were played
-    chunks = chunks_of(work_items({"builtin": episodes}, False), {"builtin": episodes})
+    # the chunk holding the dying episode (its scene's work items, and other scenes') is reported; the others
+    # were played
+    chunks = chunks_of(work_items({"builtin": episodes}, False), {"builtin": episodes}, workers=2)
     dying = next(chunk for chunk in chunks if any(episodes[i].id == "builtin-0-2" for _, i, _, _ in chunk))
     assert sorted(r.episode_id for r in failed) == sorted(episodes[i].id for _, i, _, _ in dying)
     assert all("failed 2 times on Ray" in r.failures[0][1] and not r.goal_satisfied for r in failed)
