@@ -117,6 +117,16 @@ def test_ray_workers_kept_between_runs_use_each_runs_own_shared_data(ray_instanc
         assert results == {i: (value, i) for i in range(6)}
 
 
+def test_shared_data_that_pickle_cannot_pickle_goes_as_ray_would_send_it(ray_instance):
+    offset = 10
+    results = dict(run_chunks(_shared_value, (lambda x: x + offset,), _applied, [1, 2, 3], Workers(2, "ray")))
+    assert results == {0: 11, 1: 12, 2: 13}
+
+
+def _applied(function, chunk):
+    return function(chunk)
+
+
 def _imported(state, module):
     return module in sys.modules
 

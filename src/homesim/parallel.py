@@ -219,6 +219,18 @@ def _ray_task(run: str, setup: Callable, shared: list, work: Callable, chunk: ob
     return work(_state, chunk)
 
 
+def _pickled(shared: tuple) -> bytes:
+    """The shared data pickled by pickle: Ray's own serializer (cloudpickle, with a Python hook called on every
+    object) took 1.6-2.8 times as long on ALFRED's episodes, while the workers waited for it. What pickle
+    cannot pickle (a lambda, a local function) goes by cloudpickle, as Ray would send it."""
+    try:
+        return pickle.dumps(shared, protocol=5)
+    except (pickle.PicklingError, AttributeError):
+        from ray import cloudpickle
+
+        return cloudpickle.dumps(shared, protocol=5)
+
+
 def _schedule(setup: Callable, shared: tuple, work: Callable, chunks: Sequence, group: object, count: int):
     import ray
     from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
@@ -226,11 +238,8 @@ def _schedule(setup: Callable, shared: tuple, work: Callable, chunks: Sequence, 
     task = ray.remote(_ray_task).options(
         num_cpus=1, max_retries=0, scheduling_strategy=PlacementGroupSchedulingStrategy(group)
     )
-    # The shared data goes to the object store once, for every worker, pickled here: Ray's own serializer
-    # (cloudpickle, with a Python hook called on every object) took 1.6-2.8 times as long on ALFRED's
-    # episodes, while the workers waited for it.
     with _collector_paused():
-        run, shared_ref = uuid.uuid4().hex, [ray.put(pickle.dumps(shared, protocol=5))]
+        run, shared_ref = uuid.uuid4().hex, [ray.put(_pickled(shared))]  # once, for every worker
     pending = list(range(len(chunks)))[::-1]  # popped from the end: in order
     tries = [0] * len(chunks)
     running: dict = {}  # object ref -> chunk index
