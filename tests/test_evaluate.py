@@ -215,7 +215,7 @@ def test_records_are_appended_as_episodes_finish(samples, tmp_path, workers):
         interrupt = _interrupting_after(5 if workers == 1 else 1)  # 5 episodes, or 1 chunk (one of the first two)
         evaluate(valid_seen, scenes, EvaluationConfig("random"), tmp_path, workers, interrupt)
     partial = read_records(tmp_path / "records.jsonl")
-    first_chunks = chunks_of(work_items(valid_seen, subgoals=False), valid_seen)[:2]
+    first_chunks = chunks_of(work_items(valid_seen, subgoals=False), valid_seen, workers)[:2]
     assert len(partial) == 5 if workers == 1 else len(partial) in {len(chunk) for chunk in first_chunks}
     assert not (tmp_path / "summary.json").exists()
     complete = tmp_path / "complete"

@@ -11,9 +11,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
-from homesim.evaluation.metrics import TERMS, bootstrap_interval, common_failure, figures, metric, summarize
+from homesim.evaluation.metrics import (
+    TERMS,
+    bootstrap_interval,
+    bootstrap_intervals,
+    common_failure,
+    figures,
+    metric,
+    summarize,
+)
 from homesim.evaluation.records import EpisodeRecord
 from homesim.evaluation.subgoals import summarize_subgoals
 
@@ -188,6 +197,23 @@ def test_bootstrap_interval_contains_the_value(name):
     assert low < high
     assert low <= metric(SIX, name) <= high
     assert 0.0 <= low and high <= 1.0
+
+
+def test_one_set_of_draws_gives_every_metric_the_interval_of_resampling_it_alone():
+    """The reference: each sample's sum over its drawn episodes, on every metric's own draws of seed 0, on
+    records whose PLW terms are fractions (where the order of adding changes the last bits)."""
+    rng = np.random.default_rng(3)
+    drawn = zip(rng.integers(2, size=97), rng.integers(0, 4, 97), rng.integers(0, 40, 97), rng.integers(1, 30, 97))
+    records = [rec(f"r{i}", bool(s), int(met), 4, int(n), int(expert)) for i, (s, met, n, expert) in enumerate(drawn)]
+    for samples in (2, 250):  # (one sample alone numpy sums pairwise: the last bits may differ)
+        expected = {}
+        for name in METRICS:
+            terms = np.array([TERMS[name](r) for r in records])
+            sums = terms[np.random.default_rng(0).integers(len(records), size=(samples, len(records)))].sum(axis=1)
+            defined = sums[:, 1] > 0
+            expected[name] = [float(x) for x in np.percentile(sums[defined, 0] / sums[defined, 1], [2.5, 97.5])]
+        assert bootstrap_intervals(records, METRICS, samples) == expected
+        assert {name: bootstrap_interval(records, name, samples) for name in METRICS} == expected
 
 
 def test_bootstrap_interval_is_a_point_when_all_records_agree():

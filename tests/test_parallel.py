@@ -57,7 +57,7 @@ def marks():
 
 
 def _run(out, agent="random", workers: int | Workers = 1):
-    episodes, scenes = builtin_episodes(count=20)  # 20 scenes: a chunk of work each
+    episodes, scenes = builtin_episodes(count=20)  # 18 scenes of an item each: for 2 workers, 9 chunks
     return evaluate({"builtin": episodes}, scenes, EvaluationConfig(agent), out, workers=workers)
 
 
@@ -82,8 +82,9 @@ def test_work_that_fails_every_try_is_reported_in_its_record(ray_instance, marks
     episodes, _ = builtin_episodes(count=20)
     assert sorted(r.episode_id for r in records) == sorted(e.id for e in episodes)  # the run went on
     failed = [r for r in records if r.end_reason == "worker_failed"]
-    # the chunk holding the dying episode (its scene's work items) is reported; the others were played
-    chunks = chunks_of(work_items({"builtin": episodes}, False), {"builtin": episodes})
+    # the chunk holding the dying episode (its scene's work items, and other scenes') is reported; the others
+    # were played
+    chunks = chunks_of(work_items({"builtin": episodes}, False), {"builtin": episodes}, workers=2)
     dying = next(chunk for chunk in chunks if any(episodes[i].id == "builtin-0-2" for _, i, _, _ in chunk))
     assert sorted(r.episode_id for r in failed) == sorted(episodes[i].id for _, i, _, _ in dying)
     assert all("failed 2 times on Ray" in r.failures[0][1] and not r.goal_satisfied for r in failed)
@@ -114,6 +115,16 @@ def test_ray_workers_kept_between_runs_use_each_runs_own_shared_data(ray_instanc
     for value in ("first run", "second run"):  # the second run's workers are the first's, set up again
         results = dict(run_chunks(_shared_value, (value,), _with_shared, list(range(6)), Workers(2, "ray")))
         assert results == {i: (value, i) for i in range(6)}
+
+
+def test_shared_data_that_pickle_cannot_pickle_goes_as_ray_would_send_it(ray_instance):
+    offset = 10
+    results = dict(run_chunks(_shared_value, (lambda x: x + offset,), _applied, [1, 2, 3], Workers(2, "ray")))
+    assert results == {0: 11, 1: 12, 2: 13}
+
+
+def _applied(function, chunk):
+    return function(chunk)
 
 
 def _imported(state, module):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import pickle
 import subprocess
 import sys
 from dataclasses import replace
@@ -70,6 +71,17 @@ def test_state_json_round_trip(make):
     assert back.to_dict() == d
     assert back.stable_hash() == state.stable_hash()
     assert back.agents == state.agents and back.objects == state.objects
+
+
+def test_a_pickled_state_comes_back_field_for_field_and_still_frozen():
+    state = busy_state()
+    back = pickle.loads(pickle.dumps(state, protocol=5))
+    assert back == state and back.stable_hash() == state.stable_hash()
+    fields_of = lambda s: [dataclasses.astuple(o) for o in s.objects.values()]  # noqa: E731
+    assert fields_of(back) == fields_of(state)
+    assert back.agents == state.agents and back.agents[1].held == BOWL
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        back.agents[0].x = 3.0  # type: ignore[misc]
 
 
 def test_state_dict_is_plain_json_sorted_by_id():

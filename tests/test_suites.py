@@ -9,7 +9,7 @@ import pytest
 from homesim.datasets.builtin import builtin_episodes
 from homesim.datasets.handmethat_files import read_handmethat_file
 from homesim.datasets.objectnav_builtin import builtin_objectnav
-from homesim.evaluation.evaluate import CHUNK, EvaluationConfig, chunks_of
+from homesim.evaluation.evaluate import CHUNK, PACKED, EvaluationConfig, chunks_of
 from homesim.evaluation.metrics import summarize
 from homesim.evaluation.suites import SUITES
 
@@ -37,10 +37,34 @@ def test_unplayed_work_is_a_failed_record_the_metrics_count(suite, request):
     assert values and all(math.isfinite(v) for v in values)
 
 
-def test_chunks_hold_one_scene_each_and_every_item_once():
+def _scenes(chunk, splits) -> set:
+    return {splits[s][i].scene_id for s, i, *_ in chunk}
+
+
+def test_chunks_hold_every_item_once_and_each_scene_in_one_chunk():
     episodes, _ = builtin_episodes(count=8)
     splits = {"a": episodes, "b": episodes[:3]}
     items = SUITES["alfred"].work_items(splits, EvaluationConfig())
     chunks = chunks_of(items, splits)
     assert sorted(i for chunk in chunks for i in chunk) == sorted(items)
-    assert all(len({splits[s][i].scene_id for s, i, *_ in chunk}) == 1 and len(chunk) <= CHUNK for chunk in chunks)
+    scenes = [scene for chunk in chunks for scene in _scenes(chunk, splits)]
+    assert len(scenes) == len(set(scenes)) and all(len(chunk) <= CHUNK for chunk in chunks)
+
+
+def test_small_scenes_share_chunks_and_each_worker_gets_four_or_more():
+    episodes, _ = builtin_episodes(count=60)
+    splits = {"a": episodes}
+    items = SUITES["alfred"].work_items(splits, EvaluationConfig())
+    assert all(len(_scenes([item], splits) & _scenes(items[:k], splits)) == 0 for k, item in enumerate(items))
+    for workers in (1, 2, 60):
+        chunks = chunks_of(items, splits, workers)
+        packed = max(1, min(PACKED, len(items) // (4 * workers)))  # scenes of one item each, packed
+        assert [len(chunk) for chunk in chunks] == [packed] * (len(items) // packed) + [len(items) % packed] * (
+            len(items) % packed > 0
+        )
+        assert len(chunks) >= min(len(items), 4 * workers) and sorted(sum(chunks, [])) == sorted(items)
+    big = {"a": [episodes[0]] * (CHUNK + 5) + episodes[1:4]}  # one scene of CHUNK + 5 items, three of one
+    big_items = SUITES["alfred"].work_items(big, EvaluationConfig())
+    chunks = chunks_of(big_items, big)
+    assert [len(chunk) for chunk in chunks] == [CHUNK, 5 + 3]  # the big scene's rest packed with the small ones
+    assert sorted(i for chunk in chunks for i in chunk) == sorted(big_items)

@@ -22,7 +22,8 @@ from homesim.evaluation.suites import SuiteRunner, WorkItem, suite_named
 from homesim.parallel import Failed, Workers, run_chunks
 from homesim.world.scene import Scene
 
-CHUNK = 32  # at most this many work items, all of one scene, per task sent to a worker process
+CHUNK = 32  # at most this many work items of one scene per task sent to a worker process
+PACKED = 24  # scenes with fewer items share a task, up to this many items
 INTERFACES = ("embodied", "text")
 
 
@@ -55,17 +56,27 @@ class EvaluationConfig:
             raise ValueError("the text interface has no sub-goal evaluation, pixels or masks")
 
 
-def chunks_of(items: Sequence[WorkItem], splits: Mapping[str, Sequence]) -> list[list[WorkItem]]:
-    """The work items in chunks of one scene each, at most CHUNK long, longest first: a worker then works
-    out a scene's pose and route tables once for a chunk, not once per item (chunks of mixed scenes made
-    two workers barely faster than one), and the run ends on short chunks, so no worker waits long on
-    another's last one. Chunks of one length keep the order of their scenes' first items. A suite's work
-    item starts with (split, episode index); episodes that carry their own world (scene id None) are
-    chunked in order."""
+def chunks_of(items: Sequence[WorkItem], splits: Mapping[str, Sequence], workers: int = 1) -> list[list[WorkItem]]:
+    """The work items in chunks (the tasks sent to worker processes), longest first. A scene's items stay
+    together, at most CHUNK a chunk: a worker then works out a scene's pose and route tables once, not
+    once per item (chunks of mixed scenes made two workers barely faster than one). Scenes with few items
+    share a chunk, up to PACKED items (fewer where there are few items for the `workers`: each gets 4
+    chunks or more), since a task costs a few ms on Ray (ALFRED's valid_seen: 89 chunks of one scene
+    each cost 2 Ray workers 0.2-0.5 CPU s more than 41 packed ones). The run then ends on short chunks,
+    so no worker waits long on another's last one. Chunks of one length keep the order of their first
+    items. A suite's work item starts with (split, episode index); episodes that carry their own world
+    (scene id None) are chunked in order."""
     by_scene: dict[str | None, list[WorkItem]] = {}
     for item in items:
         by_scene.setdefault(splits[item[0]][item[1]].scene_id, []).append(item)
-    chunks = [group[i : i + CHUNK] for group in by_scene.values() for i in range(0, len(group), CHUNK)]
+    pieces = [group[i : i + CHUNK] for group in by_scene.values() for i in range(0, len(group), CHUNK)]
+    packed = max(1, min(PACKED, len(items) // (4 * workers)))
+    chunks: list[list[WorkItem]] = []
+    for piece in sorted(pieces, key=len, reverse=True):
+        if chunks and len(chunks[-1]) + len(piece) <= packed:
+            chunks[-1] = chunks[-1] + piece
+        else:
+            chunks.append(piece)
     return sorted(chunks, key=len, reverse=True)
 
 
@@ -109,7 +120,7 @@ def evaluate(
             for item in progress(items, len(items)):
                 keep([evaluator.run(item)])
         else:
-            chunks = chunks_of(items, splits)
+            chunks = chunks_of(items, splits, workers.count)
             finished = run_chunks(_start_worker, (splits, scenes, config), _run_chunk, chunks, workers)
             for i, result in progress(finished, len(chunks)):
                 keep(

@@ -82,16 +82,34 @@ def bootstrap_interval(
     terms: Mapping[str, Term] = TERMS,
 ) -> list[float] | None:
     """The 95% percentile bootstrap interval of a metric, resampling episodes with replacement."""
-    terms = _terms(records, terms[name])
-    if not len(terms):
-        return None
-    draws = np.random.default_rng(seed).integers(len(terms), size=(samples, len(terms)))
-    sums = terms[draws].sum(axis=1)
-    defined = sums[:, 1] > 0
-    if not defined.any():
-        return None
-    low, high = np.percentile(sums[defined, 0] / sums[defined, 1], [2.5, 97.5])
-    return [float(low), float(high)]
+    return bootstrap_intervals(records, (name,), samples, seed, terms)[name]
+
+
+def bootstrap_intervals(
+    records: Sequence[EpisodeRecord],
+    names: Sequence[str],
+    samples: int = BOOTSTRAP_SAMPLES,
+    seed: int = 0,
+    terms: Mapping[str, Term] = TERMS,
+) -> dict[str, list[float] | None]:
+    """`bootstrap_interval` of each metric named, from one set of draws (each metric drew the same ones on
+    its own). The draws are laid out episode by episode and each term's column is gathered alone: summed
+    over that first axis, numpy adds the episodes one after another for all samples at once, the order
+    (and so the bits) in which it sums each sample's episodes (of two samples or more), at a fraction of
+    the cost (an ALFRED summary of 820 records took 0.25 CPU s, most of it here; now 0.04)."""
+    if not records:
+        return dict.fromkeys(names)
+    draws = np.random.default_rng(seed).integers(len(records), size=(samples, len(records))).T.copy()
+    intervals: dict[str, list[float] | None] = {}
+    for name in names:
+        numerators, denominators = (column[draws].sum(axis=0) for column in _terms(records, terms[name]).T)
+        defined = denominators > 0
+        if not defined.any():
+            intervals[name] = None
+            continue
+        low, high = np.percentile(numerators[defined] / denominators[defined], [2.5, 97.5])
+        intervals[name] = [float(low), float(high)]
+    return intervals
 
 
 def mean(values: Sequence[float]) -> float | None:
@@ -111,11 +129,9 @@ def figures(
     """Every metric with its interval: {"episodes": n, name: {"value", "ci95"}}, and every mean of the set
     (a mean no record has a value for is left out: text commands of embodied records, any mean of none)."""
     result: dict = {"episodes": len(records)}
+    intervals = bootstrap_intervals(records, tuple(metrics.terms), samples, terms=metrics.terms)
     for name in metrics.terms:
-        result[name] = {
-            "value": metric(records, name, metrics.terms),
-            "ci95": bootstrap_interval(records, name, samples, terms=metrics.terms),
-        }
+        result[name] = {"value": metric(records, name, metrics.terms), "ci95": intervals[name]}
     for name, value_of in metrics.means.items():
         values = [v for v in map(value_of, records) if v is not None]
         if values:

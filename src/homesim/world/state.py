@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+import operator
+from dataclasses import asdict, dataclass, field, fields
 
 HISTORY_SETS = ("cleaned", "heated", "cooled")
 
@@ -20,6 +21,16 @@ def _number(v: float) -> float:
     return float(v) + 0.0
 
 
+def _pickled_by_constructor(cls: type) -> type:
+    """Pickles a frozen slots dataclass as a call of its constructor. dataclasses' own pickling of slots
+    runs in Python field by field (its `fields()` looked up for every object): sending ALFRED's valid_seen
+    episodes (13,000 object states) to worker processes took 1.5 times as long to pickle, 1.9 to unpickle."""
+    values = operator.attrgetter(*(f.name for f in fields(cls)))
+    cls.__reduce__ = lambda self: (cls, values(self))
+    return cls
+
+
+@_pickled_by_constructor
 @dataclass(frozen=True, slots=True)
 class ObjectState:
     id: str
@@ -33,6 +44,7 @@ class ObjectState:
     is_cold: bool = False
 
 
+@_pickled_by_constructor
 @dataclass(frozen=True, slots=True)
 class AgentState:
     x: float
