@@ -20,16 +20,10 @@ from rich.table import Table
 
 from homesim.datasets import handmethat_generate as generation
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
-from homesim.evaluation.handmethat_report import LEVELS, OVERALL, level_figures
+from homesim.evaluation.handmethat_report import LEVELS, OVERALL, PUBLISHED, level_figures
 from homesim.evaluation.records import read_records
 from homesim.parallel import Workers
 
-# The paper's success rates (%) per level 1-4 (Table 2: partially, Table 3: fully observable).
-PAPER = {
-    ("random", "partial"): (0.0, 0.4, 0.0, 0.0),
-    ("random", "full"): (0.0, 0.1, 0.0, 0.0),
-    ("heuristic", "full"): (94.9, 28.1, 12.0, 17.8),
-}
 AGENTS, SETTINGS = ("expert", "random", "heuristic"), ("partial", "full")
 
 
@@ -55,7 +49,7 @@ def main() -> None:
             evaluate(splits, {}, config, run, Workers(args.workers))
             figures = level_figures(read_records(run / "records.jsonl"))
             results[f"{agent}/{setting}"] = figures
-            paper = PAPER.get((agent, setting))
+            paper = [success for _, success, _ in PUBLISHED[setting].get(agent.capitalize(), ())]  # Tables 2 and 3
             cells = []
             for i, column in enumerate((*LEVELS, OVERALL)):
                 f = figures.get(column)
