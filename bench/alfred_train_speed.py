@@ -20,8 +20,8 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
-from homesim.learning.alfred_data import AlfredFrames, trajectory_texts
-from homesim.learning.alfred_train import MODELS, batch_of, model_config, network
+from homesim.learning.alfred.data import AlfredFrames, trajectory_texts
+from homesim.learning.alfred.train import MODELS, batch_of, model_config, network
 from homesim.learning.vocab import Vocab
 
 BAR = 300_000 / (20 * 60)  # steps/s for one 300k-step epoch in 20 minutes

@@ -28,8 +28,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from homesim.datasets.alfred import episode_from_trajectory
-from homesim.datasets.alfred_files import read_trajectories
+from homesim.datasets.alfred.episode import episode_from_trajectory
+from homesim.datasets.alfred.trajectories import read_trajectories
 from homesim.scenes.alfred import build_scene, gather_evidence
 from homesim.world.catalog import alfred_catalog
 from homesim.world.dynamics import step

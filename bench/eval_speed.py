@@ -22,8 +22,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from homesim.datasets.alfred_episodes import import_alfred
-from homesim.evaluation.alfred_suite import work_items
+from homesim.datasets.alfred.importer import import_alfred
+from homesim.evaluation.alfred.suite import work_items
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
 from homesim.parallel import Workers
 

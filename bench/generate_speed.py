@@ -17,8 +17,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from homesim.datasets.alfred_generate import generate, procedural_places, split_counts
-from homesim.language.alfred import annotate
+from homesim.datasets.alfred.generate import generate, procedural_places, split_counts
+from homesim.language.alfred.directives import annotate
 
 
 def main() -> None:

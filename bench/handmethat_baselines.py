@@ -18,9 +18,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from homesim.datasets import handmethat_generate as generation
+from homesim.datasets.handmethat import generate as generation
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
-from homesim.evaluation.handmethat_report import LEVELS, OVERALL, PUBLISHED, level_figures
+from homesim.evaluation.handmethat.report import LEVELS, OVERALL, PUBLISHED, level_figures
 from homesim.evaluation.records import read_records
 from homesim.parallel import Workers
 

@@ -24,7 +24,7 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
-from homesim.datasets import handmethat_generate as generation
+from homesim.datasets.handmethat import generate as generation
 from homesim.datasets.folder import write_dataset
 from homesim.parallel import Workers
 

@@ -1,6 +1,6 @@
 """The authors' human planner beside homesim's: their generator plans the human with best-first search on
 h_FF (priority h_FF + 0.7 g, every child evaluated when generated, one subgoal after another), homesim
-with recipes (`planning.handmethat_human.human_plan`). Over sampled scenes and goals: how many goals each
+with recipes (`planning.handmethat.human.human_plan`). Over sampled scenes and goals: how many goals each
 solves, plan lengths, and CPU time per plan (the generator plans once per try, and must make >= 10
 accepted episodes per second).
 
@@ -21,13 +21,13 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from homesim.datasets.handmethat import replay
-from homesim.planning.expert import Unrecoverable
-from homesim.planning.handmethat_ff import RelaxedTask
-from homesim.planning.handmethat_human import human_plan
-from homesim.planning.handmethat_relevance import relevance
-from homesim.tasks.handmethat_formula import holds
-from homesim.tasks.handmethat_goals import sample_goal
+from homesim.datasets.handmethat.episode import replay
+from homesim.planning.alfred.expert import Unrecoverable
+from homesim.planning.handmethat.ff import RelaxedTask
+from homesim.planning.handmethat.human import human_plan
+from homesim.planning.handmethat.relevance import relevance
+from homesim.tasks.handmethat.formula import holds
+from homesim.tasks.handmethat.goals import sample_goal
 from homesim.world.handmethat import step
 from homesim.world.handmethat.sampling import sample_scene
 

@@ -29,18 +29,18 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
-from homesim.datasets import handmethat_generate as generation
-from homesim.datasets.handmethat import replay
-from homesim.datasets.handmethat_files import read_handmethat_file
-from homesim.language.handmethat_pragmatics import help_values, pragmatics, request, useful_objects
-from homesim.language.handmethat_utterances import objects_of
-from homesim.planning.expert import Unrecoverable
-from homesim.planning.handmethat_ff import ff_distance
-from homesim.planning.handmethat_human import cut_plan
-from homesim.planning.handmethat_relevance import relevance
-from homesim.tasks.handmethat_formula import parse
-from homesim.tasks.handmethat_goals import Goal
-from homesim.tasks.handmethat_levels import level_of
+from homesim.datasets.handmethat import generate as generation
+from homesim.datasets.handmethat.episode import replay
+from homesim.datasets.handmethat.files import read_handmethat_file
+from homesim.language.handmethat.pragmatics import help_values, pragmatics, request, useful_objects
+from homesim.language.handmethat.utterances import objects_of
+from homesim.planning.alfred.expert import Unrecoverable
+from homesim.planning.handmethat.ff import ff_distance
+from homesim.planning.handmethat.human import cut_plan
+from homesim.planning.handmethat.relevance import relevance
+from homesim.tasks.handmethat.formula import parse
+from homesim.tasks.handmethat.goals import Goal
+from homesim.tasks.handmethat.levels import level_of
 
 SAMPLES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "handmethat" / "samples"
 THEIR_TEMPLATES = {2, 3, 24, 25, 26, 30, 31, 32, 33, 35, 36, 46, 52, 53, 54, 55, 56, 57, 58, 60, 62, 63, 64, 65, 66}

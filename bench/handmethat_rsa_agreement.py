@@ -6,7 +6,7 @@ reading of their utterance beside their `_rsa_meaning`.
 
 Their files keep A(g) (`_useful_objects`) but not the FF values of the helps, so P(m | g) here values
 every useful help alike (mean value -1): the prior then ranks the useful meanings by their cost alone.
-The last two columns are end to end: A(g) and the helps' values from h_FF (`planning.handmethat_ff`, over
+The last two columns are end to end: A(g) and the helps' values from h_FF (`planning.handmethat.ff`, over
 the goal's relevant things in their initial scene, at the state their human's actions replay to), then
 the listener and level.
 Their listener *samples* its reading from P(m | u); ours is shown as its most likely reading, with the
@@ -23,13 +23,13 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from homesim.datasets.handmethat_files import read_handmethat_file, state_from_object_dict
-from homesim.language.handmethat_pragmatics import help_values, pragmatics, useful_objects
-from homesim.language.handmethat_utterances import objects_of
-from homesim.planning.handmethat_ff import RelaxedTask
-from homesim.planning.handmethat_relevance import relevance
-from homesim.tasks.handmethat import Meaning
-from homesim.tasks.handmethat_levels import level_of
+from homesim.datasets.handmethat.files import read_handmethat_file, state_from_object_dict
+from homesim.language.handmethat.pragmatics import help_values, pragmatics, useful_objects
+from homesim.language.handmethat.utterances import objects_of
+from homesim.planning.handmethat.ff import RelaxedTask
+from homesim.planning.handmethat.relevance import relevance
+from homesim.tasks.handmethat.task import Meaning
+from homesim.tasks.handmethat.levels import level_of
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "handmethat" / "samples"
 SETS = {"meaning": "_objects_in_meaning", "utterance": "_objects_in_utterance", "rsa": "_objects_in_rsa_meaning"}

@@ -18,8 +18,8 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
-from homesim.datasets import handmethat_generate as generation
-from homesim.tasks.handmethat_goals import goal_templates
+from homesim.datasets.handmethat import generate as generation
+from homesim.tasks.handmethat.goals import goal_templates
 
 
 def count(episodes: int, seed: int) -> dict:

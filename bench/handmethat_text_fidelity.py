@@ -17,7 +17,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from homesim.datasets.handmethat_files import read_handmethat_file
+from homesim.datasets.handmethat.files import read_handmethat_file
 from homesim.envs.handmethat import HandMeThatEnv
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "handmethat" / "samples"

@@ -21,8 +21,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from homesim.datasets.handmethat_files import read_handmethat_files
-from homesim.planning.handmethat_expert import plan
+from homesim.datasets.handmethat.files import read_handmethat_files
+from homesim.planning.handmethat.expert import plan
 from homesim.world.handmethat import HUMAN, SCHEMAS, HmtAction, applicable_actions, step, why_not
 
 SAMPLES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "handmethat" / "samples"

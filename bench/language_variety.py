@@ -21,9 +21,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from homesim.datasets.alfred_episodes import import_alfred
+from homesim.datasets.alfred.importer import import_alfred
 from homesim.language import annotate
-from homesim.planning.expert import Unrecoverable, plan
+from homesim.planning.alfred.expert import Unrecoverable, plan
 from homesim.tasks.alfred import TASK_TYPES, Annotation
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "alfred"

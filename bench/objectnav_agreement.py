@@ -1,5 +1,5 @@
 """Does the strict visibility criterion agree with the frame the robot sees? Per (pose, goal instance) pair,
-the geometric test the criterion uses (`world.sight.sees`) against the rendered 640x480 frame (at least one
+the geometric test the criterion uses (`world.objectnav.sight.sees`) against the rendered 640x480 frame (at least one
 pixel of the instance in the segmentation), over ObjectNav episodes of a dataset:
 
 * the final pose of the expert in each episode (where it calls STOP: the criterion must hold, and be seen);
@@ -30,9 +30,9 @@ from homesim.datasets.folder import read_dataset
 from homesim.planning.objectnav_expert import ObjectNavExpert
 from homesim.render import Renderer
 from homesim.tasks.objectnav import SUCCESS_DISTANCE, embodied_scene
-from homesim.world.embodiment import LOCOBOT
-from homesim.world.navgrid import nav_grid, nav_step, surface_distance
-from homesim.world.sight import sees
+from homesim.world.objectnav.embodiment import LOCOBOT
+from homesim.world.objectnav.navgrid import nav_grid, nav_step, surface_distance
+from homesim.world.objectnav.sight import sees
 from homesim.world.state import AgentState, State
 
 NO_OBJECTS: dict = {}

@@ -1,6 +1,6 @@
 """The ObjectNav expert judged by geometry and by pixels: on generated episodes in houses it has never
 been tuned on, how often it succeeds by every geometric criterion (STOP, navigable, within 1 m of a goal's
-surface, the goal in the final frame by `world.sight`), its SPL, and how often the final frame rendered at
+surface, the goal in the final frame by `world.objectnav.sight`), its SPL, and how often the final frame rendered at
 640x480 really shows a pixel of the goal the geometry says it sees.
 
     python bench/objectnav_expert_frames.py [--houses 3] [--episodes 60] [--seed 7] [--json out.json]
@@ -19,14 +19,14 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
-from homesim.datasets.objectnav_generate import house_seed, sample_episodes
+from homesim.datasets.objectnav.generate import house_seed, sample_episodes
 from homesim.planning.objectnav_expert import ObjectNavExpert
 from homesim.render.renderer import Renderer
 from homesim.scenes.houses import generate_house
 from homesim.tasks.objectnav import SUCCESS_DISTANCE, embodied_scene
-from homesim.world.embodiment import LOCOBOT
-from homesim.world.navgrid import nav_grid, nav_step, surface_distance
-from homesim.world.sight import sees
+from homesim.world.objectnav.embodiment import LOCOBOT
+from homesim.world.objectnav.navgrid import nav_grid, nav_step, surface_distance
+from homesim.world.objectnav.sight import sees
 from homesim.world.state import AgentState
 
 

@@ -20,14 +20,14 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from homesim.datasets.objectnav_generate import generate
+from homesim.datasets.objectnav.generate import generate
 from homesim.parallel import Workers
 from homesim.scenes.houses import generate_house
 from homesim.scenes.procedural import generate_room
 from homesim.world import Action, step
 from homesim.world.actions import NAVIGATION_ACTIONS
-from homesim.world.embodiment import LOCOBOT
-from homesim.world.navgrid import nav_grid, nav_step
+from homesim.world.objectnav.embodiment import LOCOBOT
+from homesim.world.objectnav.navgrid import nav_grid, nav_step
 from homesim.world.state import AgentState
 
 MOVES = ("MOVE_FORWARD", "MOVE_FORWARD", "TURN_LEFT", "TURN_RIGHT", "LOOK_UP", "LOOK_DOWN")

@@ -32,13 +32,13 @@ from rich.console import Console
 from rich.table import Table
 
 from homesim.datasets.folder import read_dataset, write_dataset
-from homesim.datasets.objectnav_generate import generate
+from homesim.datasets.objectnav.generate import generate
 from homesim.envs.objectnav import ObjectNavEnv
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
-from homesim.evaluation.objectnav_suite import objectnav_options
+from homesim.evaluation.objectnav.suite import objectnav_options
 from homesim.parallel import Workers
-from homesim.world.embodiment import LOCOBOT
-from homesim.world.navgrid import ACTIONS, nav_grid, nav_step
+from homesim.world.objectnav.embodiment import LOCOBOT
+from homesim.world.objectnav.navgrid import ACTIONS, nav_grid, nav_step
 from homesim.world.state import AgentState
 
 MOVES = ACTIONS[1:]  # every action but STOP

@@ -25,9 +25,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from homesim.datasets.alfred_episodes import import_alfred
-from homesim.planning.expert import plan as expert_plan
-from homesim.planning.pddl import cross_check
+from homesim.datasets.alfred.importer import import_alfred
+from homesim.planning.alfred.expert import plan as expert_plan
+from homesim.planning.alfred.pddl import cross_check
 from homesim.tasks.alfred import TASK_TYPES
 from homesim.world.dynamics import step
 

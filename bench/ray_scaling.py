@@ -48,7 +48,7 @@ import ray
 from rich.console import Console
 from rich.table import Table
 
-from homesim.datasets.alfred_episodes import import_alfred
+from homesim.datasets.alfred.importer import import_alfred
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
 from homesim.parallel import RAY_SETTINGS, Workers, prestart, start_ray
 

@@ -20,8 +20,8 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
-from homesim.datasets.alfred import episode_from_trajectory
-from homesim.datasets.alfred_files import RawTrajectory, read_trajectories
+from homesim.datasets.alfred.episode import episode_from_trajectory
+from homesim.datasets.alfred.trajectories import RawTrajectory, read_trajectories
 from homesim.render import Renderer
 from homesim.render.agreement import CAUSES, Agreement, random_poses
 from homesim.scenes.alfred import build_scene, gather_evidence

@@ -17,8 +17,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from homesim.datasets.alfred import episode_from_trajectory
-from homesim.datasets.alfred_files import RawTrajectory, read_trajectories
+from homesim.datasets.alfred.episode import episode_from_trajectory
+from homesim.datasets.alfred.trajectories import RawTrajectory, read_trajectories
 from homesim.render import Renderer
 from homesim.render.mask_replay import replay_through_masks
 from homesim.scenes.alfred import build_scene, gather_evidence

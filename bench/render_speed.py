@@ -26,8 +26,8 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from homesim.datasets.alfred import episode_from_trajectory
-from homesim.datasets.alfred_files import RawTrajectory, read_trajectories
+from homesim.datasets.alfred.episode import episode_from_trajectory
+from homesim.datasets.alfred.trajectories import RawTrajectory, read_trajectories
 from homesim.render import ALFRED, OBJECTNAV, Renderer
 from homesim.render.agreement import HORIZONS
 from homesim.scenes.alfred import build_scene, gather_evidence

@@ -14,9 +14,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from homesim.datasets.alfred_episodes import import_trajectories
-from homesim.datasets.alfred_files import read_trajectories
-from homesim.datasets.alfred_replay import replay_episode
+from homesim.datasets.alfred.importer import import_trajectories
+from homesim.datasets.alfred.trajectories import read_trajectories
+from homesim.datasets.alfred.replay import replay_episode
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "alfred"
 

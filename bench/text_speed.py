@@ -1,5 +1,5 @@
 """Text-game speed with admissible commands on: `homesim/ALFRED-Text-v0` over ALFRED's 251 valid_seen
-episodes, and ALFWorld's interface to it (`homesim.envs.alfworld.AlfredTWEnv`, batch of 1, infos with
+episodes, and ALFWorld's interface to it (`homesim.envs.alfred.alfworld.AlfredTWEnv`, batch of 1, infos with
 facts as ALFWorld's hand-coded expert asks, over valid_seen's 187 ALFWorld games), against TextWorld (a
 `tw-make custom --world-size 5 --nb-objects 10 --quest-length 5 --seed 1` game,
 `EnvInfos(admissible_commands=True)`) and TextWorldExpress (its "coin" game, valid actions listed every
@@ -46,8 +46,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from homesim.datasets.alfred_episodes import import_alfred
-from homesim.envs.alfred_text import MAX_COMMANDS, AlfredTextEnv
+from homesim.datasets.alfred.importer import import_alfred
+from homesim.envs.alfred.text import MAX_COMMANDS, AlfredTextEnv
 from homesim.world import scene_cache
 from homesim.world.views import version as views_version
 
@@ -129,7 +129,7 @@ def homesim_game(trajectories: Path, layouts: Path, seed: int, notes: dict) -> t
 
 
 def alfworld_api_game(trajectories: Path, layouts: Path) -> tuple[Reset, Step]:
-    from homesim.envs.alfworld import AlfredTWEnv
+    from homesim.envs.alfred.alfworld import AlfredTWEnv
 
     config = {"dataset": {"eval_id_data_path": str(trajectories), "layouts": str(layouts)}}
     env = AlfredTWEnv(config, train_eval="eval_in_distribution").init_env(batch_size=1)

@@ -66,7 +66,7 @@ def tiny_alfred_frames(alfred_trajectories, alfred_layouts, tmp_path_factory) ->
     import torch
     from render_support import make_renderer
 
-    from homesim.learning.alfred_frames import extract_frames
+    from homesim.learning.alfred.frames import extract_frames
 
     torch.set_num_threads(1)
     make_renderer(TINY_FRAMES["size"], TINY_FRAMES["size"]).close()

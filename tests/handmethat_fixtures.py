@@ -4,7 +4,7 @@ a rag, a toggleable printer)."""
 
 from __future__ import annotations
 
-from homesim.datasets.handmethat_files import state_from_object_dict
+from homesim.datasets.handmethat.files import state_from_object_dict
 from homesim.world.handmethat import HmtState, handmethat_catalog
 from homesim.world.handmethat.catalog import STATE_ABILITY
 

@@ -10,8 +10,8 @@ import pytest
 import typer
 from typer.testing import CliRunner, Result
 
-from homesim.datasets.alfred import AlfredEpisode, episode_from_trajectory
-from homesim.datasets.alfred_files import RawTrajectory, read_trajectories
+from homesim.datasets.alfred.episode import AlfredEpisode, episode_from_trajectory
+from homesim.datasets.alfred.trajectories import RawTrajectory, read_trajectories
 from homesim.render import Renderer, RenderingUnavailable
 from homesim.render.renderer import IMAGES
 from homesim.cli.render import render_episode

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from homesim.datasets.alfred import AlfredEpisode, episode_from_trajectory
-from homesim.datasets.alfred_files import read_trajectories
+from homesim.datasets.alfred.episode import AlfredEpisode, episode_from_trajectory
+from homesim.datasets.alfred.trajectories import read_trajectories
 from homesim.scenes.alfred import build_scene, gather_evidence
 
 

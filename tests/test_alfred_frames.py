@@ -20,8 +20,8 @@ from typer.testing import CliRunner
 from homesim.cli import app
 from homesim.datasets.sources import read_episodes
 from homesim.errors import DataError
-from homesim.learning.alfred_data import AlfredFrames, collate, read_meta, trajectory_texts
-from homesim.learning.alfred_frames import class_names, extract_frames
+from homesim.learning.alfred.data import AlfredFrames, collate, read_meta, trajectory_texts
+from homesim.learning.alfred.frames import class_names, extract_frames
 from homesim.learning.vocab import Vocab
 from homesim.world.actions import ACTIONS, STOP
 from homesim.world.dynamics import step

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from replay_expectations import SCENE_SOURCE_KEYS
 
-from homesim.datasets.alfred import episode_from_trajectory
-from homesim.datasets.alfred_files import RawTrajectory, read_trajectories
+from homesim.datasets.alfred.episode import episode_from_trajectory
+from homesim.datasets.alfred.trajectories import RawTrajectory, read_trajectories
 from homesim.errors import DataError
 from homesim.scenes.alfred import (
     build_scene,

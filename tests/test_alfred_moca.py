@@ -16,17 +16,17 @@ from homesim.agents.protocol import AgentAction, TaskSpec, filter_observation
 from homesim.agents.registry import load_agent
 from homesim.cli import app
 from homesim.datasets.sources import read_episodes
-from homesim.envs.alfred import AlfredEnv, semantic_classes
+from homesim.envs.alfred.embodied import AlfredEnv, semantic_classes
 from homesim.evaluation.runner import run_episode, task_spec
-from homesim.evaluation.subgoals import run_subgoal
-from homesim.learning.alfred_agent import MocaAgent
-from homesim.learning.alfred_data import AlfredFrames, trajectory_texts
-from homesim.learning.alfred_frames import class_map, class_names
-from homesim.learning.alfred_train import batch_of, train_alfred
+from homesim.evaluation.alfred.subgoals import run_subgoal
+from homesim.learning.alfred.agent import MocaAgent
+from homesim.learning.alfred.data import AlfredFrames, trajectory_texts
+from homesim.learning.alfred.frames import class_map, class_names
+from homesim.learning.alfred.train import batch_of, train_alfred
 from homesim.learning.loop import TrainConfig, load_checkpoint
-from homesim.learning.moca import Moca, MocaConfig, moca_loss
+from homesim.learning.alfred.moca import Moca, MocaConfig, moca_loss
 from homesim.learning.request import TrainRequest
-from homesim.learning.seq2seq import Seq2SeqConfig
+from homesim.learning.alfred.seq2seq import Seq2SeqConfig
 from homesim.learning.vocab import Vocab
 from homesim.world.actions import ACTIONS, MOVE_AHEAD, PICKUP, ROTATE_LEFT
 

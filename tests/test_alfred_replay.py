@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from replay_expectations import SCENE_SOURCE_KEYS, SUMMARY_KEYS
 
-from homesim.datasets.alfred_replay import replay_path
+from homesim.datasets.alfred.replay import replay_path
 from homesim.tasks.alfred import TASK_TYPES
 
 FIGURE_KEYS = {"total", "all_actions_succeeded", "goal_satisfied", "goal_condition_ratio"}

@@ -1,6 +1,6 @@
 """A real ALFWorld client on homesim: ALFWorld's own hand-coded expert (the alfworld 0.4.2 wheel's
 `HandCodedTWAgent`, files unchanged; `alfworld_client`) driven by ALFWorld's own loop against
-`homesim.envs.alfworld.AlfredTWEnv`, in ALFWorld 0.3's wording and in 0.4's, with ALFWorld's 50 commands.
+`homesim.envs.alfred.alfworld.AlfredTWEnv`, in ALFWorld 0.3's wording and in 0.4's, with ALFWorld's 50 commands.
 
 Its losses are its own: it finds things by going through the receptacles one after another, so in big
 rooms it can run out of commands still searching; and the 0.4.2 expert keeps track of what it carries by
@@ -16,8 +16,8 @@ import json
 import pytest
 
 from alfworld_client import by_task_type, load_expert, play
-from homesim.envs.alfworld import AlfredTWBatchEnv, AlfredTWEnv
-from homesim.envs.text_wording import LATEST
+from homesim.envs.alfred.alfworld import AlfredTWBatchEnv, AlfredTWEnv
+from homesim.envs.alfred.wording import LATEST
 
 MAX_STEPS = 50  # ALFWorld's max_nb_steps_per_episode
 PICK_TWO = "pick_two_obj_and_place"

@@ -4,7 +4,7 @@ import json
 
 from rich.console import Console
 
-from homesim.evaluation.baselines_report import Run, baselines_tables
+from homesim.evaluation.alfred.baselines import Run, baselines_tables
 
 
 def figures(task: float, goal: float, by_type: dict | None = None) -> dict:

@@ -10,7 +10,7 @@ from replay_expectations import SUMMARY_KEYS
 from typer.testing import CliRunner
 
 from homesim.cli import app
-from homesim.datasets.alfred_files import read_trajectories
+from homesim.datasets.alfred.trajectories import read_trajectories
 from homesim.scenes.alfred import build_scene, gather_evidence
 from homesim.tasks.alfred import TASK_TYPES
 from homesim.world.scene import Scene

@@ -9,13 +9,13 @@ import re
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from homesim.datasets.alfred_episodes import import_alfred
-from homesim.datasets.builtin import builtin_episodes
-from homesim.envs import alfred_text
-from homesim.envs.alfred_text import AlfredTextEnv
-from homesim.envs.alfred_text_expert import subgoal_commands
-from homesim.envs.text_wording import NOTHING, Wording, listing
-from homesim.planning.expert import plan
+from homesim.datasets.alfred.importer import import_alfred
+from homesim.datasets.alfred.builtin import builtin_episodes
+from homesim.envs.alfred import text as alfred_text
+from homesim.envs.alfred.text import AlfredTextEnv
+from homesim.envs.alfred.text_expert import subgoal_commands
+from homesim.envs.alfred.wording import NOTHING, Wording, listing
+from homesim.planning.alfred.expert import plan
 from homesim.planning.poses import path_to_use
 from homesim.world import actions as A
 from homesim.world.dynamics import step

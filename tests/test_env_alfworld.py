@@ -1,4 +1,4 @@
-"""ALFWorld's interface over the text game (`homesim.envs.alfworld`): its constructor and config, batched
+"""ALFWorld's interface over the text game (`homesim.envs.alfred.alfworld`): its constructor and config, batched
 reset/step, its infos and facts, its games; each ALFWorld version's wording kept throughout a game; a
 ReAct-style loop written as ALFWorld's users write it runs unchanged."""
 
@@ -8,11 +8,11 @@ import re
 
 import pytest
 
-import homesim.envs.alfworld as environment
-from homesim.envs.alfred_text import AlfredTextEnv
-from homesim.envs.alfred_text_expert import expert_command, subgoal_commands
-from homesim.envs.text_wording import WELCOME, Wording
-from homesim.planning.expert import plan
+import homesim.envs.alfred.alfworld as environment
+from homesim.envs.alfred.text import AlfredTextEnv
+from homesim.envs.alfred.text_expert import expert_command, subgoal_commands
+from homesim.envs.alfred.wording import WELCOME, Wording
+from homesim.planning.alfred.expert import plan
 
 
 def config(path, version="0.4", **dataset) -> dict:

@@ -15,8 +15,8 @@ import homesim.envs  # noqa: F401  (registers the envs)
 from homesim.envs.objectnav import CATEGORY_NAMES, ObjectNavEnv
 from homesim.scenes.houses import generate_house
 from homesim.tasks.objectnav import ObjectNavEpisode, category_goals, goal_field
-from homesim.world.embodiment import LOCOBOT
-from homesim.world.navgrid import ACTIONS, nav_grid
+from homesim.world.objectnav.embodiment import LOCOBOT
+from homesim.world.objectnav.navgrid import ACTIONS, nav_grid
 
 
 def far_episode(seed: int, category: str) -> tuple[ObjectNavEpisode, dict]:

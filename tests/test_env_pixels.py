@@ -80,7 +80,7 @@ def test_in_mask_mode_the_expert_hint_carries_its_targets_mask():
 
 
 def test_the_expert_evaluated_in_mask_mode_succeeds_on_the_builtin_episodes(tmp_path):
-    from homesim.datasets.builtin import builtin_episodes
+    from homesim.datasets.alfred.builtin import builtin_episodes
     from homesim.evaluation.evaluate import EvaluationConfig, evaluate
 
     episodes, scenes = builtin_episodes()
@@ -96,9 +96,9 @@ def test_in_mask_mode_the_expert_sets_a_knife_down_where_the_frame_shows_the_sur
 ):
     """valid_seen's AppleSliced-Pot-CounterTop-4: after slicing, the nearest free surface is a stove burner a pan
     covers, so no pose shows it; the expert puts the knife on a surface the rendered frame shows instead."""
-    from homesim.datasets.alfred_episodes import import_alfred
-    from homesim.datasets.alfred_files import read_trajectories
-    from homesim.envs.alfred import AlfredEnv
+    from homesim.datasets.alfred.importer import import_alfred
+    from homesim.datasets.alfred.trajectories import read_trajectories
+    from homesim.envs.alfred.embodied import AlfredEnv
 
     wanted = "pick_and_place_with_movable_recep-AppleSliced-Pot-CounterTop-4/trial_T20190906_180021_201134"
     trajectory = next(t for t in read_trajectories(alfred_trajectories / "valid_seen.jsonl.gz") if t.task == wanted)

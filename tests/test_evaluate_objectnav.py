@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from homesim.agents.frontier_agent import FrontierAgent
+from homesim.agents.objectnav.frontier import FrontierAgent
 from homesim.agents.registry import AGENTS
-from homesim.datasets.objectnav_builtin import builtin_objectnav
+from homesim.datasets.objectnav.builtin import builtin_objectnav
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate, read_run, summary_of
-from homesim.evaluation.objectnav_suite import objectnav_options
+from homesim.evaluation.objectnav.suite import objectnav_options
 from homesim.evaluation.records import read_records
 
 

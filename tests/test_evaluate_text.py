@@ -8,7 +8,7 @@ import json
 import pytest
 
 from homesim.agents.protocol import AgentAction, TaskSpec
-from homesim.envs.alfred_text import AlfredTextEnv
+from homesim.envs.alfred.text import AlfredTextEnv
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
 from homesim.evaluation.records import read_records
 from test_evaluate import flat, run, said
@@ -78,7 +78,7 @@ def test_the_expert_solves_every_sample_in_text(text_runs):
 
 def test_a_records_commands_replay_to_its_low_level_path_length(text_runs, alfred_samples, alfred_layouts):
     """The record's path length is the low-level steps its commands ran: said again, they run as many."""
-    from homesim.datasets.alfred_episodes import import_alfred
+    from homesim.datasets.alfred.importer import import_alfred
 
     splits, scenes, _ = import_alfred(alfred_samples, alfred_layouts)
     records = read_records(text_runs["expert-1"] / "records.jsonl")
@@ -149,7 +149,7 @@ def test_an_agent_that_answers_garbage_or_raises_fails_its_commands(tmp_path):
 
 
 def evaluate_builtin(out, agent: str) -> dict:
-    from homesim.datasets.builtin import builtin_episodes
+    from homesim.datasets.alfred.builtin import builtin_episodes
 
     episodes, scenes = builtin_episodes()
     return evaluate({"builtin": episodes}, scenes, EvaluationConfig(agent, interface="text"), out)
@@ -168,7 +168,7 @@ def test_text_evaluation_refuses_what_it_cannot_do(options, tmp_path):
 @pytest.mark.slow
 def test_valid_seen_text_expert_at_least_98_percent(alfred_trajectories, alfred_layouts, tmp_path):
     """The issue's bar, through `evaluate`: the live expert's plan said in text (100% today, 100 s)."""
-    from homesim.datasets.alfred_episodes import import_alfred
+    from homesim.datasets.alfred.importer import import_alfred
 
     splits, scenes, errors = import_alfred(alfred_trajectories / "valid_seen.jsonl.gz", alfred_layouts)
     assert errors == []

@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from homesim.datasets.alfred_episodes import import_alfred
-from homesim.planning.expert import Expert, Unrecoverable, plan
+from homesim.datasets.alfred.importer import import_alfred
+from homesim.planning.alfred.expert import Expert, Unrecoverable, plan
 from homesim.tasks.alfred import AlfredGoal, goal_satisfied
 from homesim.world import actions as A
 from homesim.world.actions import Action
@@ -118,7 +118,7 @@ def test_a_goal_already_met_needs_no_action(samples):
 
 
 def test_the_expert_solves_the_builtin_procedural_tasks():
-    from homesim.datasets.builtin import builtin_episodes
+    from homesim.datasets.alfred.builtin import builtin_episodes
 
     episodes, scenes = builtin_episodes()
     for e in episodes:
@@ -127,7 +127,7 @@ def test_the_expert_solves_the_builtin_procedural_tasks():
 
 
 def test_with_sees_the_path_ends_where_sees_holds_and_without_it_where_the_engine_sees():
-    from homesim.datasets.builtin import builtin_episodes
+    from homesim.datasets.alfred.builtin import builtin_episodes
     from homesim.planning.poses import path_to_use, pose_of, walk
 
     episodes, scenes = builtin_episodes()

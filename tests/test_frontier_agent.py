@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from homesim.agents.frontier_agent import LOCOBOT_CAMERA, STOP_DISTANCE, FrontierAgent
-from homesim.agents.occupancy import FREE, OCCUPIED, UNKNOWN, OccupancyMap, descend, inflate, wavefront
+from homesim.agents.objectnav.frontier import LOCOBOT_CAMERA, STOP_DISTANCE, FrontierAgent
+from homesim.agents.objectnav.occupancy import FREE, OCCUPIED, UNKNOWN, OccupancyMap, descend, inflate, wavefront
 from homesim.agents.protocol import TaskSpec
 
 H, W = LOCOBOT_CAMERA.height, LOCOBOT_CAMERA.width

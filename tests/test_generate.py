@@ -9,9 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from homesim.cli import app
-from homesim.datasets.alfred_generate import SPLITS, generate, procedural_places, split_counts
+from homesim.datasets.alfred.generate import SPLITS, generate, procedural_places, split_counts
 from homesim.datasets.folder import read_dataset
-from homesim.language.alfred import annotate
+from homesim.language.alfred.directives import annotate
 from homesim.tasks.alfred import TASK_TYPES, goal_conditions, goal_satisfied
 from homesim.world.catalog import alfred_catalog
 from homesim.world.dynamics import step

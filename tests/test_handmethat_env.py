@@ -14,7 +14,7 @@ from gymnasium.utils.env_checker import check_env
 import homesim.envs  # noqa: F401  (registers the envs)
 from homesim.datasets.sources import read_episodes
 from homesim.envs.handmethat import HandMeThatEnv
-from homesim.language.handmethat_text import NOT_ABLE, NOT_UNDERSTOOD
+from homesim.language.handmethat.text import NOT_ABLE, NOT_UNDERSTOOD
 from homesim.world.handmethat import applicable_actions
 
 
@@ -232,7 +232,7 @@ def test_expert_hints_lead_to_the_goal_from_wherever_the_robot_wandered(episodes
 
 @pytest.mark.parametrize("observability", ["partial", "full"])
 def test_remembered_views_and_commands_equal_fresh_ones(episodes, observability):
-    from homesim.language.handmethat_text import Viewer
+    from homesim.language.handmethat.text import Viewer
 
     env = HandMeThatEnv(episodes, observability=observability)
     rng = random.Random(1)

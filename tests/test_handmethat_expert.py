@@ -8,10 +8,10 @@ import random
 import pytest
 
 from handmethat_fixtures import small_world
-from homesim.datasets.handmethat_files import read_handmethat_files
-from homesim.planning.expert import Unrecoverable
-from homesim.planning.handmethat_expert import next_action, plan
-from homesim.tasks.handmethat import Meaning, meaning_satisfied
+from homesim.datasets.handmethat.files import read_handmethat_files
+from homesim.planning.alfred.expert import Unrecoverable
+from homesim.planning.handmethat.expert import next_action, plan
+from homesim.tasks.handmethat.task import Meaning, meaning_satisfied
 from homesim.world.handmethat import HUMAN, HmtAction, HmtState, applicable_actions, step
 
 

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from homesim.datasets.handmethat_export import episode_to_json
-from homesim.datasets.handmethat_files import episode_from_json, read_handmethat_file
+from homesim.datasets.handmethat.export import episode_to_json
+from homesim.datasets.handmethat.files import episode_from_json, read_handmethat_file
 from homesim.errors import DataError
 
 

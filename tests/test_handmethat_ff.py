@@ -1,5 +1,5 @@
-"""The FF heuristic of HandMeThat's human (planning.handmethat_ff), the goal's relevant things
-(planning.handmethat_relevance), A(g) by their rule, and the end-to-end agreement with the authors' 24
+"""The FF heuristic of HandMeThat's human (planning.handmethat.ff), the goal's relevant things
+(planning.handmethat.relevance), A(g) by their rule, and the end-to-end agreement with the authors' 24
 samples."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from handmethat_fixtures import small_world
 
-from homesim.language.handmethat_pragmatics import help_values, useful_objects
-from homesim.planning.handmethat_ff import RelaxedTask
-from homesim.planning.handmethat_relevance import named_kinds, relevance
+from homesim.language.handmethat.pragmatics import help_values, useful_objects
+from homesim.planning.handmethat.ff import RelaxedTask
+from homesim.planning.handmethat.relevance import named_kinds, relevance
 from homesim.world.handmethat import applicable_actions, step
 from homesim.world.handmethat.sampling import sample_scene
 

@@ -10,14 +10,14 @@ import json
 import pytest
 
 from homesim.datasets.folder import read_dataset, write_dataset
-from homesim.datasets.handmethat import HandMeThatEpisode
-from homesim.datasets.handmethat_files import (
+from homesim.datasets.handmethat.episode import HandMeThatEpisode
+from homesim.datasets.handmethat.files import (
     is_handmethat_file,
     read_handmethat_file,
     read_handmethat_files,
 )
 from homesim.errors import DataError
-from homesim.tasks.handmethat_formula import holds
+from homesim.tasks.handmethat.formula import holds
 from homesim.world.handmethat import HUMAN, HmtAction, HmtState, step
 
 

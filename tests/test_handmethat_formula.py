@@ -8,10 +8,10 @@ import json
 import pytest
 
 from handmethat_fixtures import small_world
-from homesim.datasets.handmethat import replay
-from homesim.datasets.handmethat_files import read_handmethat_file
-from homesim.tasks.handmethat import Meaning, meaning_satisfied, success_formula
-from homesim.tasks.handmethat_formula import FormulaError, holds, parse
+from homesim.datasets.handmethat.episode import replay
+from homesim.datasets.handmethat.files import read_handmethat_file
+from homesim.tasks.handmethat.task import Meaning, meaning_satisfied, success_formula
+from homesim.tasks.handmethat.formula import FormulaError, holds, parse
 from homesim.world.handmethat import HUMAN, HmtAction, step
 
 

@@ -9,12 +9,12 @@ import random
 import pytest
 
 from handmethat_fixtures import small_object_dict, thing
-from homesim.datasets.handmethat import replay
-from homesim.datasets.handmethat_files import state_from_object_dict
-from homesim.planning.expert import Unrecoverable
-from homesim.planning.handmethat_human import human_plan, requirements
-from homesim.tasks.handmethat_formula import holds, parse
-from homesim.tasks.handmethat_goals import fill, goal_templates, sample_goal
+from homesim.datasets.handmethat.episode import replay
+from homesim.datasets.handmethat.files import state_from_object_dict
+from homesim.planning.alfred.expert import Unrecoverable
+from homesim.planning.handmethat.human import human_plan, requirements
+from homesim.tasks.handmethat.formula import holds, parse
+from homesim.tasks.handmethat.goals import fill, goal_templates, sample_goal
 from homesim.world.handmethat.sampling import sample_scene
 
 BOX = "(exists (?y - phyobj) (and (type-box ?y) {}))"

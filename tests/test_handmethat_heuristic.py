@@ -8,11 +8,11 @@ import pytest
 
 from handmethat_fixtures import small_world
 from homesim.agents import load_agent
-from homesim.datasets.handmethat import HandMeThatEpisode
+from homesim.datasets.handmethat.episode import HandMeThatEpisode
 from homesim.envs.handmethat import HandMeThatEnv
-from homesim.evaluation.handmethat_suite import run_handmethat_episode
-from homesim.language import handmethat_reading as reading
-from homesim.tasks.handmethat import Meaning
+from homesim.evaluation.handmethat.suite import run_handmethat_episode
+from homesim.language.handmethat import reading as reading
+from homesim.tasks.handmethat.task import Meaning
 from homesim.world.handmethat import HmtAction
 
 GOAL = "(exists (?x - phyobj) (and (type-pad ?x) (ontop ?x table)))"  # any goal the parser reads

@@ -12,13 +12,13 @@ torch = pytest.importorskip("torch")
 
 from homesim.agents.learned import load_learned  # noqa: E402
 from homesim.datasets.folder import write_dataset  # noqa: E402
-from homesim.datasets.handmethat_generate import generate  # noqa: E402
+from homesim.datasets.handmethat.generate import generate  # noqa: E402
 from homesim.envs.handmethat import HandMeThatEnv  # noqa: E402
-from homesim.evaluation.handmethat_suite import run_handmethat_episode  # noqa: E402
-from homesim.learning.handmethat_data import Transcript, demonstrations  # noqa: E402
-from homesim.learning import handmethat_train  # noqa: E402
-from homesim.learning.handmethat_drrn import DrrnAgent, DrrnSettings  # noqa: E402
-from homesim.learning.handmethat_train import train_handmethat  # noqa: E402
+from homesim.evaluation.handmethat.suite import run_handmethat_episode  # noqa: E402
+from homesim.learning.handmethat.data import Transcript, demonstrations  # noqa: E402
+from homesim.learning.handmethat import train as handmethat_train  # noqa: E402
+from homesim.learning.handmethat.drrn import DrrnAgent, DrrnSettings  # noqa: E402
+from homesim.learning.handmethat.train import train_handmethat  # noqa: E402
 from homesim.learning.loop import TrainConfig, load_checkpoint  # noqa: E402
 from homesim.learning.request import TrainRequest  # noqa: E402
 

@@ -7,8 +7,8 @@
 
 from __future__ import annotations
 
-from homesim.evaluation.handmethat_metrics import HANDMETHAT_METRICS
-from homesim.evaluation.handmethat_report import handmethat_table, paper_cell
+from homesim.evaluation.handmethat.metrics import HANDMETHAT_METRICS
+from homesim.evaluation.handmethat.report import handmethat_table, paper_cell
 from homesim.evaluation.metrics import summarize
 from homesim.evaluation.records import EpisodeRecord
 

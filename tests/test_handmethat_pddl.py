@@ -10,8 +10,8 @@ from pyperplan import grounding
 from pyperplan.pddl.parser import Parser
 
 from handmethat_fixtures import small_world
-from homesim.datasets.handmethat_files import read_handmethat_file
-from homesim.planning.handmethat_pddl import (
+from homesim.datasets.handmethat.files import read_handmethat_file
+from homesim.planning.handmethat.pddl import (
     domain_text,
     engine_name,
     export_problem,
@@ -19,7 +19,7 @@ from homesim.planning.handmethat_pddl import (
     solve_with_planner,
     to_action,
 )
-from homesim.tasks.handmethat_formula import holds
+from homesim.tasks.handmethat.formula import holds
 from homesim.world.handmethat import HUMAN, SCHEMAS, HmtAction, HmtState, applicable_actions, step
 
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from handmethat_fixtures import small_world
 
-from homesim.datasets.handmethat_files import state_from_object_dict
-from homesim.language.handmethat_pragmatics import help_values, pragmatics, request, useful_objects
-from homesim.language.handmethat_utterances import (
+from homesim.datasets.handmethat.files import state_from_object_dict
+from homesim.language.handmethat.pragmatics import help_values, pragmatics, request, useful_objects
+from homesim.language.handmethat.utterances import (
     literal_semantics,
     meanings,
     objects_of,
@@ -21,8 +21,8 @@ from homesim.language.handmethat_utterances import (
     utterances_under,
 )
 from homesim.language.rsa import listener, speaker
-from homesim.tasks.handmethat import Meaning
-from homesim.tasks.handmethat_levels import level_of
+from homesim.tasks.handmethat.task import Meaning
+from homesim.tasks.handmethat.levels import level_of
 
 
 def bring(**description) -> Meaning:

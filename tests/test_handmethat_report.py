@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from homesim.cli import app
-from homesim.evaluation.handmethat_report import PaperRow, level_figures, paper_table, published_rows
+from homesim.evaluation.handmethat.report import PaperRow, level_figures, paper_table, published_rows
 from test_handmethat_metrics import RECORDS
 
 

@@ -7,15 +7,15 @@ import random
 
 import pytest
 
-from homesim.datasets.handmethat import replay
-from homesim.datasets.handmethat_generate import ask, steps_left, watched
-from homesim.language.handmethat_pragmatics import helps_of
-from homesim.language.handmethat_utterances import says_no_more
-from homesim.planning.expert import Unrecoverable
-from homesim.planning.handmethat_ff import ff_distance
-from homesim.planning.handmethat_relevance import relevance
-from homesim.tasks.handmethat_formula import holds
-from homesim.tasks.handmethat_goals import sample_goal
+from homesim.datasets.handmethat.episode import replay
+from homesim.datasets.handmethat.generate import ask, steps_left, watched
+from homesim.language.handmethat.pragmatics import helps_of
+from homesim.language.handmethat.utterances import says_no_more
+from homesim.planning.alfred.expert import Unrecoverable
+from homesim.planning.handmethat.ff import ff_distance
+from homesim.planning.handmethat.relevance import relevance
+from homesim.tasks.handmethat.formula import holds
+from homesim.tasks.handmethat.goals import sample_goal
 from homesim.world.handmethat.helping import help_step
 from homesim.world.handmethat.sampling import sample_scene
 

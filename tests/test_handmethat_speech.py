@@ -10,9 +10,9 @@ import random
 import pytest
 
 from homesim.datasets.sources import read_episodes
-from homesim.language import handmethat_speech as speech
-from homesim.language.handmethat_text import Names
-from homesim.tasks.handmethat import Meaning
+from homesim.language.handmethat import speech as speech
+from homesim.language.handmethat.text import Names
+from homesim.tasks.handmethat.task import Meaning
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,8 @@ from homesim.render.drawables import scene_drawables
 from homesim.scenes.houses import HOUSE_PLANS, WALL, generate_house
 from homesim.scenes.procedural import generate_room
 from homesim.world.catalog import alfred_catalog
-from homesim.world.embodiment import LOCOBOT
-from homesim.world.navgrid import nav_grid
+from homesim.world.objectnav.embodiment import LOCOBOT
+from homesim.world.objectnav.navgrid import nav_grid
 from homesim.world.scene import Scene
 
 
@@ -117,7 +117,7 @@ def _room_of(scene, x, z):
 
 
 def test_alfreds_tasks_work_in_a_house():
-    from homesim.planning.expert import plan
+    from homesim.planning.alfred.expert import plan
     from homesim.tasks.alfred import AlfredGoal, goal_satisfied
     from homesim.world import step
 

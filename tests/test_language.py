@@ -8,13 +8,13 @@ import re
 
 import pytest
 
-from homesim.datasets.alfred_episodes import import_alfred
+from homesim.datasets.alfred.importer import import_alfred
 from homesim.language import annotate
-from homesim.language.alfred import read_steps
-from homesim.language.lexicon import fill, lexicon, plural, with_articles
-from homesim.language.mining import mine_synonyms, read_jsonl
-from homesim.language.routes import route
-from homesim.planning.expert import ExpertPlan, plan
+from homesim.language.alfred.directives import read_steps
+from homesim.language.alfred.lexicon import fill, lexicon, plural, with_articles
+from homesim.language.alfred.mining import mine_synonyms, read_jsonl
+from homesim.language.alfred.routes import route
+from homesim.planning.alfred.expert import ExpertPlan, plan
 from homesim.tasks.alfred import TASK_TYPES, AlfredGoal
 from homesim.world import actions as A
 from homesim.world.actions import Action
@@ -302,7 +302,7 @@ def test_the_shipped_names_are_what_mining_alfred_train_gives(alfred_trajectorie
 
 
 def test_a_name_written_two_ways_is_one_name_in_its_commonest_spelling():
-    from homesim.language.lexicon import lexicon, spelled_one_way
+    from homesim.language.alfred.lexicon import lexicon, spelled_one_way
 
     assert spelled_one_way({"laptop": 194, "computer": 50, "lap top": 41, "lap-top": 2}) == {
         "laptop": 237,

@@ -24,7 +24,7 @@ from homesim.evaluation.metrics import (
     summarize,
 )
 from homesim.evaluation.records import EpisodeRecord
-from homesim.evaluation.subgoals import summarize_subgoals
+from homesim.evaluation.alfred.subgoals import summarize_subgoals
 
 METRICS = ("task_success", "goal_condition_success", "plw_task_success", "plw_goal_condition_success")
 

@@ -12,10 +12,10 @@ import pytest
 
 from homesim.scenes.houses import generate_house
 from homesim.scenes.procedural import generate_room
-from homesim.world.embodiment import LOCOBOT
-from homesim.world.navgrid import LATTICE, nav_grid, nav_step, surface_distance
+from homesim.world.objectnav.embodiment import LOCOBOT
+from homesim.world.objectnav.navgrid import LATTICE, nav_grid, nav_step, surface_distance
 from homesim.world.scene import Box
-from homesim.world.sight import oracle_sees, sees, seeing_orientations
+from homesim.world.objectnav.sight import oracle_sees, sees, seeing_orientations
 from homesim.world.state import AgentState
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from homesim.evaluation.subgoals import GOTO_TOLERANCE, subgoal_done
+from homesim.evaluation.alfred.subgoals import GOTO_TOLERANCE, subgoal_done
 from homesim.planning.navigation import grid_distance
 from homesim.tasks.alfred import Subgoal
 from homesim.world.scene import GRID_SIZE, Scene

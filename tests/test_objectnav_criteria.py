@@ -8,9 +8,9 @@ import pytest
 
 from homesim.scenes.houses import generate_house
 from homesim.tasks.objectnav_criteria import CRITERIA, DEFAULT_CRITERIA, failed, judge, parse_criteria
-from homesim.world.embodiment import LOCOBOT
-from homesim.world.navgrid import nav_grid, surface_distance
-from homesim.world.sight import sees
+from homesim.world.objectnav.embodiment import LOCOBOT
+from homesim.world.objectnav.navgrid import nav_grid, surface_distance
+from homesim.world.objectnav.sight import sees
 from homesim.world.state import AgentState
 
 SIDES = {"east": (1, 0, 270), "west": (-1, 0, 90), "north": (0, 1, 180), "south": (0, -1, 0)}  # yaw faces the box

@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 
 from homesim.cli import app
 from homesim.datasets.folder import read_dataset, write_dataset
-from homesim.datasets.objectnav_generate import house_splits, sample_episodes
-from homesim.datasets.objectnav_habitat import read_habitat, rotation_of, write_habitat, yaw_of
+from homesim.datasets.objectnav.generate import house_splits, sample_episodes
+from homesim.datasets.objectnav.habitat import read_habitat, rotation_of, write_habitat, yaw_of
 from homesim.errors import DataError
 from homesim.planning.objectnav_expert import ObjectNavExpert, Unrecoverable
 from homesim.scenes.houses import generate_house
@@ -27,9 +27,9 @@ from homesim.tasks.objectnav import (
     difficulty,
     goal_field,
 )
-from homesim.world.embodiment import LOCOBOT
-from homesim.world.navgrid import nav_grid, nav_step, surface_distance
-from homesim.world.sight import oracle_sees, sees
+from homesim.world.objectnav.embodiment import LOCOBOT
+from homesim.world.objectnav.navgrid import nav_grid, nav_step, surface_distance
+from homesim.world.objectnav.sight import oracle_sees, sees
 from homesim.world.state import AgentState
 
 

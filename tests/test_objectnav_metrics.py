@@ -15,7 +15,7 @@ import pytest
 
 from homesim.evaluation.measures import Measure, Measures, finite
 from homesim.evaluation.metrics import bootstrap_interval, figures, metric, summarize
-from homesim.evaluation.objectnav_metrics import OBJECTNAV_MEASURES, OBJECTNAV_METRICS
+from homesim.evaluation.objectnav.metrics import OBJECTNAV_MEASURES, OBJECTNAV_METRICS
 from homesim.evaluation.records import EpisodeRecord
 
 ALL = ("intentionality", "validity", "proximity", "visibility")

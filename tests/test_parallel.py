@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from homesim.agents.random_agent import RandomAgent
-from homesim.datasets.builtin import builtin_episodes
-from homesim.evaluation.alfred_suite import work_items
+from homesim.datasets.alfred.builtin import builtin_episodes
+from homesim.evaluation.alfred.suite import work_items
 from homesim.evaluation.evaluate import EvaluationConfig, chunks_of, evaluate
 from homesim.evaluation.records import read_records
 from homesim.parallel import RAY_SETTINGS, Workers, prestart, run_chunks
@@ -92,9 +92,9 @@ def test_work_that_fails_every_try_is_reported_in_its_record(ray_instance, marks
 
 
 def test_replay_and_generation_on_ray_give_what_one_process_gives(ray_instance, alfred_samples, alfred_layouts):
-    from homesim.datasets.alfred_generate import generate, procedural_places, split_counts
-    from homesim.datasets.alfred_replay import replay_path
-    from homesim.language.alfred import annotate
+    from homesim.datasets.alfred.generate import generate, procedural_places, split_counts
+    from homesim.datasets.alfred.replay import replay_path
+    from homesim.language.alfred.directives import annotate
 
     alone = replay_path(alfred_samples, alfred_layouts).summary()
     assert replay_path(alfred_samples, alfred_layouts, workers=Workers(2, "ray")).summary() == alone
@@ -161,5 +161,5 @@ def test_evaluate_on_ray_started_before_the_episodes_are_read_gives_the_bytes_of
 
 def test_a_worker_evaluating_alfred_does_not_import_scipy():
     """A Ray worker imports what it runs at its first chunk; scipy (ObjectNav's grids) would add 0.3-0.7 s."""
-    code = "import sys, homesim.evaluation.evaluate, homesim.evaluation.alfred_suite; print('scipy' in sys.modules)"
+    code = "import sys, homesim.evaluation.evaluate, homesim.evaluation.alfred.suite; print('scipy' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"

@@ -11,8 +11,8 @@ from dataclasses import replace
 import pytest
 from pyperplan.pddl.parser import Parser
 
-from homesim.datasets.alfred_episodes import import_alfred
-from homesim.planning.pddl import (
+from homesim.datasets.alfred.importer import import_alfred
+from homesim.planning.alfred.pddl import (
     PlanExecutionError,
     PlannerError,
     PlanStep,

@@ -3,10 +3,10 @@
 from typer.testing import CliRunner
 
 from homesim.cli import app
-from homesim.datasets.builtin import builtin_episodes
-from homesim.envs.alfred_text import AlfredTextEnv
-from homesim.envs.alfred_text_expert import subgoal_commands
-from homesim.planning.expert import plan
+from homesim.datasets.alfred.builtin import builtin_episodes
+from homesim.envs.alfred.text import AlfredTextEnv
+from homesim.envs.alfred.text_expert import subgoal_commands
+from homesim.planning.alfred.expert import plan
 
 
 def expert_commands(index: int) -> list[str]:

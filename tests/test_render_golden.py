@@ -32,7 +32,7 @@ from homesim.scenes.houses import generate_house  # noqa: E402
 from homesim.scenes.procedural import ROOM_TYPES, generate_room  # noqa: E402
 from homesim.tasks.objectnav import embodied_scene  # noqa: E402
 from homesim.world.catalog import alfred_catalog  # noqa: E402
-from homesim.world.embodiment import LOCOBOT  # noqa: E402
+from homesim.world.objectnav.embodiment import LOCOBOT  # noqa: E402
 from homesim.world.scene import GRID_SIZE, Scene  # noqa: E402
 from homesim.world.state import AgentState, State  # noqa: E402
 

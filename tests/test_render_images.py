@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 from render_support import make_renderer
 
-from homesim.datasets.objectnav_builtin import builtin_objectnav
+from homesim.datasets.objectnav.builtin import builtin_objectnav
 from homesim.envs.objectnav import ObjectNavEnv
 from homesim.render import OBJECTNAV, Renderer
 from homesim.render.renderer import IMAGES
 from homesim.scenes.procedural import generate_room
 from homesim.world.catalog import alfred_catalog
-from homesim.world.navgrid import ACTIONS
+from homesim.world.objectnav.navgrid import ACTIONS
 
 SUBSETS = [*((image,) for image in IMAGES), ("rgb", "depth")]  # each alone, and what ObjectNav asks for
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from render_support import make_renderer, run_render_episode
 
-from homesim.datasets.objectnav_builtin import builtin_objectnav
+from homesim.datasets.objectnav.builtin import builtin_objectnav
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
-from homesim.evaluation.objectnav_suite import objectnav_options
+from homesim.evaluation.objectnav.suite import objectnav_options
 from homesim.render.topdown import GOAL_COLOUR, PATH_COLOUR, SHORTEST_COLOUR, VIEW_POINT_COLOUR, navigation_map
 from homesim.world.state import AgentState, State
 

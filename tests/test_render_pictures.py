@@ -11,7 +11,7 @@ import pytest
 from render_support import make_renderer, run_render_episode
 from world_fixtures import STATIONS, kitchen
 
-from homesim.datasets.alfred import episode_from_trajectory
+from homesim.datasets.alfred.episode import episode_from_trajectory
 from homesim.render.topdown import AGENT_COLOUR, PATH_COLOUR, save_map, top_down_map
 from homesim.render.video import compose, episode_frames, write_video
 from homesim.scenes.alfred import build_scene, gather_evidence

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from render_support import make_renderer
 
-from homesim.datasets.objectnav_builtin import builtin_objectnav
+from homesim.datasets.objectnav.builtin import builtin_objectnav
 from homesim.envs.objectnav import ObjectNavEnv
 from homesim.render import Renderer
 from homesim.render.renderer import IMAGES

@@ -9,7 +9,7 @@ import pickle
 import numpy as np
 import pytest
 
-from homesim.planning.use_routes import UseRoutes
+from homesim.planning.alfred.use_routes import UseRoutes
 from homesim.scenes.procedural import generate_room
 from homesim.world import scene_cache, views
 from homesim.world.catalog import alfred_catalog

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from homesim.datasets.builtin import builtin_episodes
+from homesim.datasets.alfred.builtin import builtin_episodes
 from homesim.datasets.folder import write_dataset
 from homesim.datasets.sources import kind_of, read_episodes
 from homesim.errors import DataError

@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from homesim.datasets.builtin import builtin_episodes
-from homesim.datasets.handmethat_files import read_handmethat_file
-from homesim.datasets.objectnav_builtin import builtin_objectnav
+from homesim.datasets.alfred.builtin import builtin_episodes
+from homesim.datasets.handmethat.files import read_handmethat_file
+from homesim.datasets.objectnav.builtin import builtin_objectnav
 from homesim.evaluation.evaluate import CHUNK, PACKED, EvaluationConfig, chunks_of
 from homesim.evaluation.metrics import summarize
 from homesim.evaluation.suites import SUITES

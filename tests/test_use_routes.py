@@ -1,4 +1,4 @@
-"""Navigation read off per-scene tables (`planning.use_routes.UseRoutes`) and walks made at once
+"""Navigation read off per-scene tables (`planning.alfred.use_routes.UseRoutes`) and walks made at once
 (`planning.poses.walk`) give exactly what searching (`path_to_use`) and stepping each action give."""
 
 import pickle
@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from homesim.datasets.alfred_episodes import import_alfred
+from homesim.datasets.alfred.importer import import_alfred
 from homesim.planning.poses import path_to_use, walk
-from homesim.planning.use_routes import UseRoutes
+from homesim.planning.alfred.use_routes import UseRoutes
 from homesim.world import actions as A
 from homesim.world.actions import Action
 from homesim.world.catalog import alfred_catalog

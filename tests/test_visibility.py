@@ -15,8 +15,8 @@ from dataclasses import replace
 
 import pytest
 
-from homesim.datasets.alfred import episode_from_trajectory
-from homesim.datasets.alfred_files import RawTrajectory, read_trajectories
+from homesim.datasets.alfred.episode import episode_from_trajectory
+from homesim.datasets.alfred.trajectories import RawTrajectory, read_trajectories
 from homesim.scenes.alfred import build_scene, gather_evidence
 from homesim.world.actions import Action
 from homesim.world.catalog import alfred_catalog

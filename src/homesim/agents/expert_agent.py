@@ -1,4 +1,4 @@
-"""The expert agent: the live expert's next action from the current state (`planning.expert`), given by
+"""The expert agent: the live expert's next action from the current state (`planning.alfred.expert`), given by
 the env as a privileged hint (in mask mode aimed by the ground-truth mask of its target; in the text
 game, its next command); without hints, it replays the episode's demonstration."""
 

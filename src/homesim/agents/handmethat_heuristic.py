@@ -4,7 +4,7 @@ it has been handling (the types it picked up, not the things themselves), and pl
 trial, no second guess.
 
 Unlike theirs, which reads the game's state and the utterance's formula (so it was run fully observable
-only), this one plays through the text alone (`homesim.language.handmethat_reading`): it reads the
+only), this one plays through the text alone (`homesim.language.handmethat.reading`): it reads the
 things from the views, the human's actions and request from the task, and says commands. Fully
 observable, it sees everything at the start but what closed things hold at its own place; partially
 observable, it first looks around: it visits the locations (those the request and the human's actions
@@ -21,10 +21,10 @@ from __future__ import annotations
 import random
 
 from homesim.agents.protocol import AgentAction, TaskSpec
-from homesim.language import handmethat_reading as reading
-from homesim.language.handmethat_text import label
-from homesim.language.handmethat_utterances import fits
-from homesim.tasks.handmethat import Meaning
+from homesim.language.handmethat import reading as reading
+from homesim.language.handmethat.text import label
+from homesim.language.handmethat.utterances import fits
+from homesim.tasks.handmethat.task import Meaning
 from homesim.world.handmethat.catalog import handmethat_catalog
 from homesim.world.handmethat.state import HUMAN, Thing
 

@@ -10,13 +10,13 @@ from homesim.agents.protocol import Agent
 
 # (suite, agent) in a checkpoint's `describe` -> "module:function(checkpoint: dict, seed: int) -> Agent"
 LEARNED: dict[tuple[str, str], str] = {
-    ("alfred", "seq2seq"): "homesim.learning.alfred_agent:seq2seq_agent",
-    ("alfred", "seq2seq_pm"): "homesim.learning.alfred_agent:seq2seq_agent",
-    ("alfred", "moca"): "homesim.learning.alfred_agent:moca_agent",
-    ("handmethat", "seq2seq"): "homesim.learning.handmethat_seq2seq:load_seq2seq_agent",
-    ("handmethat", "seq2seq_goal"): "homesim.learning.handmethat_seq2seq:load_seq2seq_agent",
-    ("handmethat", "seq2seq_subgoal"): "homesim.learning.handmethat_seq2seq:load_seq2seq_agent",
-    ("handmethat", "drrn"): "homesim.learning.handmethat_drrn:load_drrn_agent",
+    ("alfred", "seq2seq"): "homesim.learning.alfred.agent:seq2seq_agent",
+    ("alfred", "seq2seq_pm"): "homesim.learning.alfred.agent:seq2seq_agent",
+    ("alfred", "moca"): "homesim.learning.alfred.agent:moca_agent",
+    ("handmethat", "seq2seq"): "homesim.learning.handmethat.seq2seq:load_seq2seq_agent",
+    ("handmethat", "seq2seq_goal"): "homesim.learning.handmethat.seq2seq:load_seq2seq_agent",
+    ("handmethat", "seq2seq_subgoal"): "homesim.learning.handmethat.seq2seq:load_seq2seq_agent",
+    ("handmethat", "drrn"): "homesim.learning.handmethat.drrn:load_drrn_agent",
 }
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import importlib
 
 from homesim.agents.expert_agent import ExpertAgent
-from homesim.agents.frontier_agent import FrontierAgent
+from homesim.agents.objectnav.frontier import FrontierAgent
 from homesim.agents.handmethat_heuristic import HandMeThatHeuristicAgent
 from homesim.agents.learned import is_checkpoint_spec, load_learned
-from homesim.agents.objectnav_agents import ObjectNavExpertAgent, ObjectNavRandomAgent
+from homesim.agents.objectnav.simple import ObjectNavExpertAgent, ObjectNavRandomAgent
 from homesim.agents.protocol import Agent
 from homesim.agents.random_agent import RandomAgent
 

@@ -40,12 +40,12 @@ def alfred_replay(
     ray_address: RayAddressOption = None,
 ) -> None:
     """Replay ALFRED's expert low-level actions in homesim and check that each reaches its goal."""
-    from homesim.datasets.alfred_replay import replay_path
+    from homesim.datasets.alfred.replay import replay_path
 
     def progress(items, total):
         return track(items, total=total, description="replaying", console=console)
 
-    runs_on = workers_of(workers, backend, ray_address, ("homesim.datasets.alfred_replay",))
+    runs_on = workers_of(workers, backend, ray_address, ("homesim.datasets.alfred.replay",))
     report = replay_path(trajectories, layouts, progress, runs_on)
     summary = report.summary()
 
@@ -115,7 +115,7 @@ def alfred_frames(
     and class, and the sub-goal index: the training data of the learned ALFRED baselines."""
     import time
 
-    from homesim.learning.alfred_frames import extract_frames
+    from homesim.learning.alfred.frames import extract_frames
 
     started = time.perf_counter()
     summary = extract_frames(
@@ -125,7 +125,7 @@ def alfred_frames(
         split,
         size,
         limit,
-        workers_of(workers, backend, ray_address, ("homesim.learning.alfred_frames",)),
+        workers_of(workers, backend, ray_address, ("homesim.learning.alfred.frames",)),
         lambda items, total: progress(items, total, "rendering shards"),
     )
     seconds = time.perf_counter() - started
@@ -176,7 +176,7 @@ def alfred_import_scenes(
 
     Every floor plan in --layouts is imported; the trajectories (any split) add the cells their expert
     paths walk and the objects their actions name."""
-    from homesim.datasets.alfred_files import read_trajectories
+    from homesim.datasets.alfred.trajectories import read_trajectories
     from homesim.errors import DataError
     from homesim.scenes.alfred import FloorPlanEvidence, build_scene, floor_plans_in, gather_evidence
 
@@ -229,12 +229,12 @@ def generate_alfred(
 ) -> None:
     """Generate ALFRED-style tasks with expert demonstrations and language directives into a dataset folder."""
     from homesim import __version__
-    from homesim.datasets.alfred_generate import alfred_places, generate, procedural_places, split_counts
+    from homesim.datasets.alfred.generate import alfred_places, generate, procedural_places, split_counts
     from homesim.datasets.folder import write_dataset
-    from homesim.language.alfred import annotate
+    from homesim.language.alfred.directives import annotate
     from homesim.world.catalog import alfred_catalog
 
-    runs_on = workers_of(workers, backend, ray_address, ("homesim.datasets.alfred_generate",))
+    runs_on = workers_of(workers, backend, ray_address, ("homesim.datasets.alfred.generate",))
     if scenes == "procedural":
         places = procedural_places(split_counts(episodes), seed)
     elif scenes == "alfred":
@@ -266,7 +266,7 @@ def generate_alfred(
 
 def _alfred_floor_plans(layouts: Path, trajectories: list[Path]) -> tuple[dict, dict]:
     """All ALFRED floor plans (completed by the trajectories given) and the object classes of each."""
-    from homesim.datasets.alfred_files import read_trajectories
+    from homesim.datasets.alfred.trajectories import read_trajectories
     from homesim.errors import DataError
     from homesim.scenes.alfred import FloorPlanEvidence, build_scene, floor_plans_in, gather_evidence, load_layout
 
@@ -300,7 +300,7 @@ def play_alfred(
     ] = "0.4",
 ) -> None:
     """Play an ALFRED task through the text interface: type commands (`help` lists them), `quit` to stop."""
-    from homesim.envs.alfred_text import AlfredTextEnv
+    from homesim.envs.alfred.text import AlfredTextEnv
 
     if interface != "text":
         raise typer.BadParameter("only the text interface can be played in a terminal", param_hint="--interface")

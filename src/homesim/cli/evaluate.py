@@ -121,7 +121,7 @@ def evaluate_command(
     if set(images) - set(allowed):
         raise typer.BadParameter(f"{pixels!r}: some of {','.join(allowed)}, comma-separated", param_hint="--pixels")
     if suite == "objectnav":
-        from homesim.evaluation.objectnav_suite import objectnav_options
+        from homesim.evaluation.objectnav.suite import objectnav_options
         from homesim.tasks.objectnav_criteria import DEFAULT_CRITERIA
 
         try:
@@ -224,7 +224,7 @@ def _compare(loaded: list, split: str | None, json_out: Path | None) -> None:
     (a checkpoint's agent is its file's name, so runs/partial/seq2seq.pt and runs/full/seq2seq.pt share one;
     a run whose agent and observability another run has too gets a row of its own, named by its folder),
     then the paper's rows."""
-    from homesim.evaluation.handmethat_report import PaperRow, level_figures, paper_table, published_rows
+    from homesim.evaluation.handmethat.report import PaperRow, level_figures, paper_table, published_rows
 
     rows: dict[str, dict[str, dict]] = {}
     for out, config, records in loaded:
@@ -248,7 +248,7 @@ def _compare(loaded: list, split: str | None, json_out: Path | None) -> None:
 
 def _baselines(loaded: list, json_out: Path | None) -> None:
     """ALFRED's results tables over several runs (each labelled by its folder's name) beside the papers'."""
-    from homesim.evaluation.baselines_report import FOLDS, Run, baselines_tables
+    from homesim.evaluation.alfred.baselines import FOLDS, Run, baselines_tables
     from homesim.evaluation.evaluate import summary_of
 
     runs = []

@@ -30,11 +30,11 @@ def generate_handmethat(
     """Generate HandMeThat episodes: sampled scenes, hidden goals, the human's plan and cut, RSA requests."""
     if format not in FORMATS:
         raise typer.BadParameter(f"use one of {', '.join(FORMATS)}", param_hint="--format")
-    runs_on = workers_of(workers, backend, ray_address, ("homesim.datasets.handmethat_generate",))  # start meanwhile
+    runs_on = workers_of(workers, backend, ray_address, ("homesim.datasets.handmethat.generate",))  # start meanwhile
     from homesim import __version__
     from homesim.datasets.folder import write_dataset
-    from homesim.datasets.handmethat_export import write_handmethat
-    from homesim.datasets.handmethat_generate import generate
+    from homesim.datasets.handmethat.export import write_handmethat
+    from homesim.datasets.handmethat.generate import generate
 
     splits, rejected = generate(episodes, seed, runs_on, progress)
     if format == "handmethat":

@@ -50,11 +50,11 @@ def generate_objectnav(
     """Generate ObjectNav episodes in seeded multi-room houses, with the working group's filters."""
     if format not in FORMATS:
         raise typer.BadParameter(f"use one of {', '.join(FORMATS)}", param_hint="--format")
-    runs_on = workers_of(workers, backend, ray_address, ("homesim.datasets.objectnav_generate",))  # start meanwhile
+    runs_on = workers_of(workers, backend, ray_address, ("homesim.datasets.objectnav.generate",))  # start meanwhile
     from homesim import __version__
     from homesim.datasets.folder import write_dataset
-    from homesim.datasets.objectnav_generate import generate
-    from homesim.datasets.objectnav_habitat import write_habitat
+    from homesim.datasets.objectnav.generate import generate
+    from homesim.datasets.objectnav.habitat import write_habitat
 
     places = ()
     if scenes == "alfred":
@@ -111,7 +111,7 @@ def import_habitat(
 ) -> None:
     """Read a habitat ObjectNav-v1 folder (as `generate objectnav --format habitat` writes) into a dataset folder."""
     from homesim.datasets.folder import write_dataset
-    from homesim.datasets.objectnav_habitat import read_habitat
+    from homesim.datasets.objectnav.habitat import read_habitat
 
     splits, scenes = read_habitat(habitat)
     write_dataset(out, splits, scenes, {"imported_from": str(habitat), "format": "habitat"}, suite="objectnav")

@@ -25,8 +25,8 @@ from homesim.render.topdown import (
 )
 from homesim.render.video import compose
 from homesim.tasks.objectnav import ObjectNavEpisode, embodied_scene
-from homesim.world.embodiment import LOCOBOT
-from homesim.world.navgrid import ACTIONS, nav_grid, nav_step
+from homesim.world.objectnav.embodiment import LOCOBOT
+from homesim.world.objectnav.navgrid import ACTIONS, nav_grid, nav_step
 from homesim.world.scene import Scene
 from homesim.world.state import AgentState, State
 

@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from homesim.datasets.alfred import AlfredEpisode
+from homesim.datasets.alfred.episode import AlfredEpisode
 from homesim.evaluation.records import MASK_PREFIX, EpisodeRecord, read_records
 from homesim.world.actions import Action
 from homesim.world.dynamics import step

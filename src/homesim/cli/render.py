@@ -150,12 +150,12 @@ def _render_objectnav(path: Path, number: int, episodes: Path | None, out: Path,
     """An ObjectNav record as a video of the robot's view and the navigation map, or (.png) the final map."""
     from homesim.cli.objectnav_render import find_objectnav_episode, objectnav_frames, write_objectnav_map
     from homesim.cli.record_playback import read_record
-    from homesim.datasets.objectnav_builtin import builtin_objectnav
+    from homesim.datasets.objectnav.builtin import builtin_objectnav
     from homesim.datasets.sources import read_episodes
     from homesim.render.context import RenderingUnavailable
     from homesim.render.renderer import Renderer
     from homesim.render.video import FORMATS, write_video
-    from homesim.world.embodiment import LOCOBOT
+    from homesim.world.objectnav.embodiment import LOCOBOT
 
     if out.suffix.lower() not in (*FORMATS, ".png"):
         raise _fail(f"--out {out}: an ObjectNav record renders to {', '.join(FORMATS)} or .png (the map)")
@@ -183,7 +183,7 @@ def _render_objectnav(path: Path, number: int, episodes: Path | None, out: Path,
 
 def _episode_playback(path: Path, layouts: Path | None, scene: Path | None) -> Playback:
     """An ALFRED trajectory or a homesim episode, played by its expert."""
-    from homesim.datasets.alfred import AlfredEpisode, episode_from_trajectory
+    from homesim.datasets.alfred.episode import AlfredEpisode, episode_from_trajectory
     from homesim.scenes.alfred import build_scene, gather_evidence
 
     try:

@@ -15,8 +15,8 @@ from homesim.cli.common import app, console
 
 # suite -> "module:function(request) -> TrainResult", imported only when used: the CLI starts without torch
 TRAINERS: dict[str, str] = {
-    "alfred": "homesim.learning.alfred_train:train_alfred",
-    "handmethat": "homesim.learning.handmethat_train:train_handmethat",
+    "alfred": "homesim.learning.alfred.train:train_alfred",
+    "handmethat": "homesim.learning.handmethat.train:train_handmethat",
 }
 FRAMES_FORMAT = "homesim-alfred-frames"
 

@@ -18,8 +18,8 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from homesim.datasets.alfred import AlfredEpisode
-from homesim.datasets.handmethat import HandMeThatEpisode
+from homesim.datasets.alfred.episode import AlfredEpisode
+from homesim.datasets.handmethat.episode import HandMeThatEpisode
 from homesim.errors import DataError
 from homesim.tasks.objectnav import ObjectNavEpisode
 from homesim.world.scene import Scene

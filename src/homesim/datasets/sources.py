@@ -63,7 +63,7 @@ def kind_of(path: str | Path) -> str:
             return "dataset"
         if next(path.rglob("traj_data.json"), None) is not None:
             return "alfred_trajectories"
-        from homesim.datasets.handmethat_files import is_handmethat_file
+        from homesim.datasets.handmethat.files import is_handmethat_file
 
         if any(is_handmethat_file(p) for p in path.rglob("*.json")):
             return "handmethat_files"
@@ -99,7 +99,7 @@ def read_episodes(
     if path is None:
         if suite not in (None, "alfred"):
             raise DataError("(no path)", "--episodes", f"there are no built-in {suite} episodes: give a path")
-        from homesim.datasets.builtin import builtin_episodes
+        from homesim.datasets.alfred.builtin import builtin_episodes
 
         if split not in (None, "builtin"):
             raise DataError("the built-in episodes", "--split", f"they have one split, 'builtin', not {split!r}")
@@ -121,7 +121,7 @@ def read_episodes(
         raise DataError(str(path), "(file)", f"holds ALFRED trajectories, not {suite} episodes")
     if layouts is None:
         raise DataError(str(path), "--layouts", "holds ALFRED trajectories: give --layouts, ALFRED's layout files")
-    from homesim.datasets.alfred_episodes import import_alfred
+    from homesim.datasets.alfred.importer import import_alfred
 
     splits, scenes, skipped = import_alfred(path, layouts, split)
     return Episodes(splits, scenes, "alfred", skipped)
@@ -130,7 +130,7 @@ def read_episodes(
 def _handmethat_episodes(path: Path, split: str | None, suite: str | None) -> Episodes:
     """One of HandMeThat's episode files (read whole, or a `DataError`), or a folder of them (the ones that
     cannot be read are skipped and listed); their split is named after the folder."""
-    from homesim.datasets.handmethat_files import read_handmethat_file, read_handmethat_files
+    from homesim.datasets.handmethat.files import read_handmethat_file, read_handmethat_files
 
     if suite not in (None, "handmethat"):
         raise DataError(str(path), "(file)", f"holds HandMeThat episodes, not {suite} episodes")

@@ -5,7 +5,7 @@ episodes=..., scenes=...)` (embodied), `gymnasium.make("homesim/ALFRED-Text-v0",
 
 import gymnasium
 
-gymnasium.register(id="homesim/ALFRED-v0", entry_point="homesim.envs.alfred:AlfredEnv")
-gymnasium.register(id="homesim/ALFRED-Text-v0", entry_point="homesim.envs.alfred_text:AlfredTextEnv")
+gymnasium.register(id="homesim/ALFRED-v0", entry_point="homesim.envs.alfred.embodied:AlfredEnv")
+gymnasium.register(id="homesim/ALFRED-Text-v0", entry_point="homesim.envs.alfred.text:AlfredTextEnv")
 gymnasium.register(id="homesim/HandMeThat-v0", entry_point="homesim.envs.handmethat:HandMeThatEnv")
 gymnasium.register(id="homesim/ObjectNav-v0", entry_point="homesim.envs.objectnav:ObjectNavEnv")

@@ -1,5 +1,5 @@
 """`homesim/HandMeThat-v0`: HandMeThat's text game (Wan et al. 2022) over the symbolic world of
-`homesim.world.handmethat`, with the wording of the authors' text env (`homesim.language.handmethat_text`).
+`homesim.world.handmethat`, with the wording of the authors' text env (`homesim.language.handmethat.text`).
 
 At reset the robot reads the welcome message, the room, the human's past actions and request, and what it
 sees from the floor; then each command (`help` lists them) answers with what it did: "You are not able to
@@ -18,7 +18,7 @@ check: the human holds, or the target holds, or the state holds for one of the m
 the sum of the rewards: 100 x success - total cost.
 
 With `expert_hints=True`, `info["expert_command"]` is the live expert's next command from the current
-state (`homesim.planning.handmethat_expert`; privileged, for imitation learning and DAgger).
+state (`homesim.planning.handmethat.expert`; privileged, for imitation learning and DAgger).
 
 `history()` is the paper's model input: obs_0 [SEP] a_0 [SEP] obs_1 ..., as their recorder wrote the
 samples' `demo_observations_*` (task description cut from obs_0, the env's commas removed).
@@ -36,13 +36,13 @@ from typing import ClassVar, NamedTuple
 import gymnasium
 from gymnasium import spaces
 
-from homesim.datasets.handmethat import HandMeThatEpisode
-from homesim.language import handmethat_speech as speech
-from homesim.language import handmethat_text as text
-from homesim.language.handmethat_commands import QUESTION, command, parse
-from homesim.planning.expert import Unrecoverable
-from homesim.planning.handmethat_expert import next_action
-from homesim.tasks.handmethat_formula import compile_formula
+from homesim.datasets.handmethat.episode import HandMeThatEpisode
+from homesim.language.handmethat import speech as speech
+from homesim.language.handmethat import text as text
+from homesim.language.handmethat.commands import QUESTION, command, parse
+from homesim.planning.alfred.expert import Unrecoverable
+from homesim.planning.handmethat.expert import next_action
+from homesim.tasks.handmethat.formula import compile_formula
 from homesim.world.handmethat import HmtAction, HmtState, applicable_actions, step
 
 MAX_STEPS = 40  # their evaluation's step limit

@@ -1,5 +1,5 @@
 """`homesim/ObjectNav-v0`: object-goal navigation as the ObjectNav working group defines it, a thin
-Gymnasium shell over `world.navgrid.nav_step` (LoCoBot: 0.25 m forward, 30 degree turns and looks, no
+Gymnasium shell over `world.objectnav.navgrid.nav_step` (LoCoBot: 0.25 m forward, 30 degree turns and looks, no
 sliding, 500 actions).
 
 Actions: `Discrete(6)`, habitat's order: STOP, MOVE_FORWARD, TURN_LEFT, TURN_RIGHT, LOOK_UP, LOOK_DOWN (the
@@ -17,7 +17,7 @@ then judged by the success criteria chosen (`criteria=`, all four by default; `t
 Reward (AllenAct's for RoboTHOR): -0.01 a step, plus the decrease in geodesic distance to the nearest
 view point, plus 10 on success. `info` has `distance_to_goal`, `agent_path_length`, `collisions`,
 `num_steps` each step, and at the end `criteria`, `success`, `spl` and `soft_spl` (the evaluation's
-measures, `evaluation.objectnav_metrics`, on this episode). With `expert_hints=True`, `info["expert_action"]`
+measures, `evaluation.objectnav.metrics`, on this episode). With `expert_hints=True`, `info["expert_action"]`
 is the expert's next action from the current pose (None, with `info["expert_problem"]`, off the navigable
 area).
 """
@@ -33,11 +33,18 @@ import numpy as np
 from gymnasium import spaces
 
 from homesim.envs.objectnav_episodes import ObjectNavEpisodes, objectnav_episodes
-from homesim.evaluation.objectnav_metrics import episode_values
 from homesim.tasks.objectnav import CATEGORIES, ObjectNavEpisode, embodied_scene, goal_field
-from homesim.tasks.objectnav_criteria import DEFAULT_CRITERIA, SUCCESS_DISTANCE, judge, parse_criteria
-from homesim.world.embodiment import LOCOBOT, Embodiment
-from homesim.world.navgrid import ACTIONS, nav_grid, nav_step
+from homesim.tasks.objectnav_criteria import (
+    DEFAULT_CRITERIA,
+    SUCCESS_DISTANCE,
+    judge,
+    parse_criteria,
+    soft_spl,
+    spl,
+    succeeded,
+)
+from homesim.world.objectnav.embodiment import LOCOBOT, Embodiment
+from homesim.world.objectnav.navgrid import ACTIONS, nav_grid, nav_step
 from homesim.world.scene import Scene
 from homesim.world.state import AgentState, State
 
@@ -59,7 +66,7 @@ def episode_measures(
     path_length: float,
     collisions: int,
 ) -> dict:
-    """What a record keeps of an ObjectNav episode (`evaluation.objectnav_metrics` reads it): JSON values,
+    """What a record keeps of an ObjectNav episode (`evaluation.objectnav.metrics` reads it): JSON values,
     an unreachable distance as null."""
 
     def distance(d: float) -> float | None:
@@ -269,11 +276,12 @@ class ObjectNavEnv(gymnasium.Env):
         measures = episode_measures(
             self.episode, criteria, self.required, self.distance, self.path_length, self.collisions
         )
-        values = episode_values(measures, self.steps - stopped)
+        success = succeeded(criteria, self.required)
+        d0, d_t, path = measures["geodesic_distance"], measures["distance_to_goal"], measures["agent_path_length"]
         return {
             "measures": measures,
             "criteria": criteria,
-            "success": bool(values["success"]),
-            "spl": values["spl"],
-            "soft_spl": values["soft_spl"],
+            "success": bool(success),
+            "spl": spl(success, d0, path),
+            "soft_spl": soft_spl(success, d0, d_t, path),
         }

@@ -21,7 +21,7 @@ def objectnav_episodes(
 ) -> tuple[list[ObjectNavEpisode], dict[str, Scene]]:
     """The episodes an env plays and their scenes (a DataError or a ValueError for bad input)."""
     if episodes is None:
-        from homesim.datasets.objectnav_builtin import builtin_objectnav
+        from homesim.datasets.objectnav.builtin import builtin_objectnav
 
         if scenes is not None:
             raise ValueError("scenes= goes with a sequence of episodes; the built-in episodes bring theirs")

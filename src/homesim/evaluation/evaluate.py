@@ -17,7 +17,7 @@ from pathlib import Path
 
 from homesim.evaluation.metrics import common_failure, summarize
 from homesim.evaluation.records import EpisodeRecord
-from homesim.evaluation.subgoals import summarize_subgoals
+from homesim.evaluation.alfred.subgoals import summarize_subgoals
 from homesim.evaluation.suites import SuiteRunner, WorkItem, suite_named
 from homesim.parallel import Failed, Workers, run_chunks
 from homesim.world.scene import Scene

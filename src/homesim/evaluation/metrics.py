@@ -143,7 +143,7 @@ def summarize(
     records: Sequence[EpisodeRecord], samples: int = BOOTSTRAP_SAMPLES, metrics: MetricSet = ALFRED_METRICS
 ) -> dict:
     """The figures per split and, within each split, per group of each breakdown (ALFRED: per task type,
-    the paper's Table A1). Sub-goal records are summarized by `homesim.evaluation.subgoals` instead."""
+    the paper's Table A1). Sub-goal records are summarized by `homesim.evaluation.alfred.subgoals` instead."""
     ordered = sorted((r for r in records if r.subgoal is None), key=lambda r: r.key)
     by_split: dict[str, list[EpisodeRecord]] = defaultdict(list)
     for r in ordered:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from homesim.datasets.alfred_generate import SPLITS
+from homesim.datasets.alfred.generate import SPLITS
 
 
 def in_split_order(splits: dict) -> list:

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from homesim.agents.protocol import Agent, AgentAction, TaskSpec, filter_observation, filter_task
-from homesim.datasets.alfred import AlfredEpisode
-from homesim.envs.alfred import AlfredEnv
+from homesim.datasets.alfred.episode import AlfredEpisode
+from homesim.envs.alfred.embodied import AlfredEnv
 from homesim.evaluation.records import MASK_PREFIX, EpisodeRecord
 
 

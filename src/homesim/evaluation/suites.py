@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING, Protocol
 
 from rich.table import Table
 
-from homesim.evaluation import handmethat_suite, objectnav_suite
-from homesim.evaluation.alfred_suite import AlfredRunner, failed_record, work_items
-from homesim.evaluation.handmethat_metrics import HANDMETHAT_METRICS
-from homesim.evaluation.handmethat_report import handmethat_table
+from homesim.evaluation.handmethat import suite as handmethat_suite
+from homesim.evaluation.objectnav import suite as objectnav_suite
+from homesim.evaluation.alfred.suite import AlfredRunner, failed_record, work_items
+from homesim.evaluation.handmethat.metrics import HANDMETHAT_METRICS
+from homesim.evaluation.handmethat.report import handmethat_table
 from homesim.evaluation.metrics import ALFRED_METRICS, MetricSet
-from homesim.evaluation.objectnav_metrics import OBJECTNAV_METRICS
-from homesim.evaluation.objectnav_report import objectnav_table
+from homesim.evaluation.objectnav.metrics import OBJECTNAV_METRICS
+from homesim.evaluation.objectnav.report import objectnav_table
 from homesim.evaluation.records import EpisodeRecord
 from homesim.evaluation.report import splits_table
 

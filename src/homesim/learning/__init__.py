@@ -1,3 +1,3 @@
 """Learned baselines: vocabularies, the training loop with checkpoints and resumption, and each suite's models
-and trainers (`alfred_*`, `handmethat_*`). Needs PyTorch (pinned to its CPU wheel); nothing below this layer
+and trainers (`alfred/`, `handmethat/`). Needs PyTorch (pinned to its CPU wheel); nothing below this layer
 imports it."""

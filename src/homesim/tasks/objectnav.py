@@ -4,9 +4,9 @@ navigable points within r = 1 m of the object from which it is visible with a su
 (the success zone), sampled on a grid of 3/32 m (the paper: R_agent / 2 = 0.09 m).
 
 Distances: `geodesic_distance` is the shortest path along the agent's own moves from the start to the
-nearest view point of any instance (see `world.navgrid`); `euclidean_distance` the straight line to the
+nearest view point of any instance (see `world.objectnav.navgrid`); `euclidean_distance` the straight line to the
 nearest view point. The paper's filters (reachable, geodesic / euclidean >= 1.05, shortest path <= 750
-actions) are applied where episodes are generated (`datasets.objectnav_generate`); easy / medium / hard
+actions) are applied where episodes are generated (`datasets.objectnav.generate`); easy / medium / hard
 bin the geodesic distance, as RoboTHOR's challenge does.
 """
 
@@ -17,10 +17,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from homesim.world.embodiment import Embodiment
-from homesim.world.navgrid import NavGrid
+from homesim.world.objectnav.embodiment import Embodiment
+from homesim.world.objectnav.navgrid import NavGrid
 from homesim.world.scene import Box, Scene
-from homesim.world.sight import oracle_sees_from
+from homesim.world.objectnav.sight import oracle_sees_from
 
 # Categories as the 2020 Habitat challenge names them (its 21 MP3D categories), those the catalog has:
 # category -> catalog classes.

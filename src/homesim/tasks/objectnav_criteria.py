@@ -6,7 +6,7 @@ each switchable per evaluation. An agent succeeds iff every required criterion h
 * `proximity`: a goal instance lies within `success_distance` (default r = 1 m) of its position, measured on
   the floor plan to the object's box (`navgrid.surface_distance`, the measure view points are made with);
 * `visibility` (strict): at least one pixel of a goal instance is in its final frame, by the geometric
-  visibility of `homesim.world.sight` (the renderer's frame agrees with it: `bench/objectnav_agreement.py`);
+  visibility of `homesim.world.objectnav.sight` (the renderer's frame agrees with it: `bench/objectnav_agreement.py`);
 * `oracle_visibility`: a goal instance would be in frame after turning and pitching the camera in place.
 
 When proximity is required, the visibility criteria look only at the instances within the success
@@ -16,11 +16,11 @@ episode, so a record says which failed, whichever were required.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
-from homesim.world.navgrid import NavGrid, surface_distance
+from homesim.world.objectnav.navgrid import NavGrid, surface_distance
 from homesim.world.scene import Box
-from homesim.world.sight import oracle_sees, sees
+from homesim.world.objectnav.sight import oracle_sees, sees
 from homesim.world.state import AgentState
 
 CRITERIA = ("intentionality", "validity", "proximity", "visibility", "oracle_visibility")
@@ -63,3 +63,34 @@ def judge(
 def failed(criteria: dict[str, bool], required: Sequence[str]) -> list[str]:
     """The required criteria that did not hold."""
     return [name for name in required if not criteria[name]]
+
+
+def succeeded(criteria: Mapping[str, object], required: Sequence[str]) -> float:
+    """Success S: 1 where every required criterion (at least one) holds, else 0."""
+    return float(bool(required) and all(criteria.get(name) is True for name in required))
+
+
+def path_weight(shortest: float, taken: float) -> float:
+    """SPL's path weight l / max(l, p), 1 where both are 0 (the agent stayed where the shortest path ends)."""
+    longest = max(shortest, taken)
+    return 1.0 if longest == 0 else shortest / longest
+
+
+def spl(success: float, d0: float | None, path: float) -> float:
+    """S * d_0 / max(d_0, p), the paper's ObjectNav-SPL; a goal no path reaches (d_0 None, the limit d_0 ->
+    infinity) weighs 1."""
+    return success * (1.0 if d0 is None else path_weight(d0, path))
+
+
+def soft_spl(success: float, d0: float | None, d_t: float | None, path: float) -> float:
+    """habitat's max(0, 1 - d_T / d_0) * d_0 / max(d_0, p): progress where d_T is defined, only success where
+    d_0 is not (the limit d_0 -> infinity), full progress from a start on a view point only if it ends on one."""
+    if d0 is None:
+        return success
+    if d_t is None:
+        progress = 0.0
+    elif d0 == 0:
+        progress = float(d_t == 0)
+    else:
+        progress = max(0.0, 1.0 - d_t / d0)
+    return progress * path_weight(d0, path)

@@ -1,5 +1,5 @@
 """Per-scene tables kept on disk between runs: what a scene's poses see (`views`) and its route tables
-(`planning.use_routes`) cost a few milliseconds per scene to work out, as much as hundreds of text
+(`planning.alfred.use_routes`) cost a few milliseconds per scene to work out, as much as hundreds of text
 commands, so a run that meets many scenes reads them from a folder instead, where an earlier run that
 met the scene left them (the first run pays for each scene once; any later run, in any process, reads).
 

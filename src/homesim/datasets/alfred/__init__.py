@@ -1,0 +1,1 @@
+"""ALFRED's data: its trajectory files (`trajectories`) as homesim episodes (`episode`, `importer`), expert replay (`replay`), generated datasets (`generate`) and the built-in episodes (`builtin`)."""

@@ -1,0 +1,1 @@
+"""ALFRED's environments: `homesim/ALFRED-v0` (`embodied`), `homesim/ALFRED-Text-v0` (`text`, in ALFWorld's `wording`, with its `text_expert`), ALFWorld's own interface (`alfworld`, `alfworld_facts`), and how they take their `episodes`."""

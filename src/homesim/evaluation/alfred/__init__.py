@@ -1,0 +1,1 @@
+"""ALFRED as an evaluation suite: its work items and runner (`suite`), sub-goal evaluation (`subgoals`), the ALFWorld-style text runner (`text_runner`), and the papers' results tables (`baselines`)."""

@@ -1,0 +1,88 @@
+"""ALFRED as an evaluation suite: its work items, one per (episode, human annotation[, sub-goal]), and
+its runner, which plays them in the embodied env (ALFRED's protocol, sub-goal evaluation included) or in
+the ALFWorld-style text game."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from homesim.agents.registry import load_agent
+from homesim.datasets.alfred.episode import AlfredEpisode
+from homesim.envs.alfred.embodied import AlfredEnv
+from homesim.envs.alfred.text import AlfredTextEnv
+from homesim.evaluation.records import EpisodeRecord, unplayed_record
+from homesim.evaluation.runner import run_episode
+from homesim.evaluation.alfred.subgoals import run_subgoal
+from homesim.evaluation.alfred.text_runner import run_text_episode
+from homesim.tasks.alfred import goal_conditions
+from homesim.world.scene import Scene
+
+if TYPE_CHECKING:
+    from homesim.evaluation.evaluate import EvaluationConfig
+
+WorkItem = tuple[str, int, int, int | None]  # split, episode index, annotation, sub-goal index
+
+
+def work_items(splits: Mapping[str, Sequence[AlfredEpisode]], subgoals: bool) -> list[WorkItem]:
+    items = []
+    for split, episodes in sorted(splits.items()):
+        for i, episode in enumerate(episodes):
+            for annotation in range(max(1, len(episode.annotations))):
+                if subgoals:
+                    items += [(split, i, annotation, k) for k in range(len(episode.subgoals))]
+                else:
+                    items.append((split, i, annotation, None))
+    return items
+
+
+class AlfredRunner:
+    """Runs ALFRED work items with one env and one agent (one per process)."""
+
+    def __init__(
+        self, splits: Mapping[str, Sequence[AlfredEpisode]], scenes: Mapping[str, Scene], config: EvaluationConfig
+    ):
+        self.splits, self.config = splits, config
+        self.agent = load_agent(config.agent, seed=config.seed, suite=config.suite)
+        episodes = [e for split in splits.values() for e in split]
+        # Sub-goal evaluation scores ALFRED's own sub-goals: there the expert replays the demonstration's
+        # segment; the live expert would head for the whole task by its own route.
+        hints = getattr(self.agent, "needs_expert_hints", False) and not config.subgoals
+        if config.interface == "text":
+            self.env = AlfredTextEnv(episodes, scenes, max_steps=config.max_steps)
+        else:
+            self.env = AlfredEnv(
+                episodes, scenes, config.max_steps, config.max_fails, hints, config.pixels, config.interaction
+            )
+
+    def run(self, item: WorkItem) -> EpisodeRecord:
+        split, index, annotation, subgoal = item
+        episode = self.splits[split][index]
+        if self.config.interface == "text":
+            return run_text_episode(self.env, self.agent, episode, annotation, split, self.config.observation_filter)
+        if subgoal is None:
+            return run_episode(self.env, self.agent, episode, annotation, split, self.config.observation_filter)
+        return run_subgoal(self.env, self.agent, episode, subgoal, annotation, split, self.config.observation_filter)
+
+
+def failed_record(
+    splits: Mapping[str, Sequence[AlfredEpisode]], scenes: Mapping[str, Scene], item: WorkItem, reason: str
+) -> EpisodeRecord:
+    """The record of a work item no worker could play (end reason "worker_failed"): kept in the records as
+    a failed episode with the reason, so the run's figures still count it."""
+    split, index, annotation, subgoal = item
+    episode = splits[split][index]
+    _, total = goal_conditions(scenes[episode.scene_id], episode.initial_state, episode.goal)
+    return unplayed_record(
+        episode.id,
+        split,
+        episode.goal.task_type,
+        reason,
+        len(episode.expert_actions),
+        "alfred",
+        annotation=annotation,
+        conditions_total=1 if subgoal is not None else total,
+        subgoal=None
+        if subgoal is None
+        else {"index": subgoal, "action": episode.subgoals[subgoal].action, "success": False},
+    )

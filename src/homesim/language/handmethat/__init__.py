@@ -1,0 +1,1 @@
+"""HandMeThat's language: the text game's wording (`text`), commands (`commands`), the human's requests (`utterances`, `speech`), the RSA listener and speaker over them (`pragmatics`), and reading a request from text alone (`reading`)."""

@@ -1,0 +1,1 @@
+"""ALFRED's learned baselines: Seq2Seq(+PM) (`seq2seq`) and a MOCA-style agent (`moca`), their frames folders (`frames`, `data`), training with DAgger (`train`, `dagger`), and checkpoints as agents (`agent`)."""

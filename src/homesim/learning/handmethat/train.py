@@ -1,0 +1,78 @@
+"""`homesim train` for HandMeThat: Seq2Seq (+goal, +subgoal) by imitation of the expert, DRRN by Q-learning
+in the game, each with `loop.train` (progress, checkpoints, resumption) on the data's `train` split.
+
+A model is trained in one game, partially observable (the default; the paper's Table 2) or fully (its
+Table 3): the histories it reads are that game's, and it is evaluated in it. The expert's commands are the
+same in both (it plans from the full state, as theirs does). The vocabulary is built from the expert's demonstrations on the
+training episodes (for DRRN too, which uses nothing else of them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import torch
+
+from homesim.datasets.sources import read_episodes
+from homesim.envs.handmethat import OBSERVABILITY
+from homesim.learning.handmethat import drrn as drrn
+from homesim.learning.handmethat import seq2seq as seq2seq
+from homesim.learning.handmethat.data import demonstrations, texts_of
+from homesim.learning.loop import TrainResult, train
+from homesim.learning.request import TrainRequest
+from homesim.learning.vocab import Vocab
+
+AGENTS = (*seq2seq.ORACLE_OF, "drrn")
+SPLIT = "train"
+MODEL = {"embed": 64, "hidden": 64}
+DRRN = drrn.DrrnSettings()
+
+
+def train_handmethat(request: TrainRequest) -> TrainResult:
+    if request.agent not in AGENTS:
+        raise ValueError(f"--agent {request.agent!r}: HandMeThat's learned baselines are {', '.join(AGENTS)}")
+    request.reject("handmethat", "ablation", "dagger_rounds", "episodes", "layouts", "workers")
+    observability = request.observability or "partial"
+    if observability not in OBSERVABILITY:
+        raise ValueError(f"--observability {observability!r}: use partial or full")
+    episodes = read_episodes(request.data, split=SPLIT, suite="handmethat").all()
+    if not episodes:
+        raise ValueError(f"--data {request.data}: no {SPLIT} episodes to learn from")
+    oracle = seq2seq.ORACLE_OF.get(request.agent)
+    demos = demonstrations(episodes, observability, oracle)
+    vocab = Vocab.build(texts_of(demos))
+    describe = {
+        "suite": "handmethat",
+        "agent": request.agent,
+        "data": str(request.data.resolve()),
+        "split": SPLIT,
+        "episodes": len(episodes),
+        "observability": observability,
+        "oracle": oracle,
+        "model": MODEL,
+        "vocab": vocab.to_dict(),
+    }
+    config = request.config
+    torch.manual_seed(config.seed)
+    label = f"handmethat {request.agent}"
+    if request.agent == "drrn":
+        settings = DRRN
+        describe |= {"drrn": asdict(settings)}
+        model = drrn.build_model(describe)
+        plays = request.out.with_name(request.out.name + ".plays.jsonl")
+        if not request.out.exists():  # a new run: plays of an earlier one are not this run's
+            plays.unlink(missing_ok=True)
+        experience = drrn.Experience(
+            model, episodes, observability, vocab, settings, config.epochs, config.batch_size, config.seed, plays
+        )
+        return train(
+            model, lambda m, batch: drrn.td_loss(m, batch, settings.gamma), experience.batches, request.out,
+            config, describe, label,
+        )  # fmt: skip
+    describe |= {"demonstrations": len(demos)}
+    model = seq2seq.build_model(describe)
+    examples = seq2seq.examples(demos, vocab)
+    return train(
+        model, seq2seq.imitation_loss, lambda epoch, g: seq2seq.batches_of(examples, config.batch_size, g),
+        request.out, config, describe, label,
+    )  # fmt: skip

@@ -1,0 +1,1 @@
+"""ALFRED's planners: the expert from any state (`expert`), the PDDL domain and problems with a real planner's plans run in the engine (`pddl`), and route tables to the poses a fixed object is used from (`use_routes`)."""

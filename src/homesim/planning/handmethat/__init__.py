@@ -1,0 +1,1 @@
+"""HandMeThat's planners: the robot's expert (`expert`), the human's plans (`human`), the FF heuristic over their relaxed domain (`ff`, `ff_domain`) and the goal's relevant things (`relevance`) that decide A(g), and the PDDL export (`pddl`)."""

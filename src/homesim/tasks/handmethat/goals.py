@@ -1,0 +1,76 @@
+"""The human's hidden goals: the paper's goal templates (Tables 12-16, the rewritten BEHAVIOR-100 goals) as
+data (`tasks/data/handmethat_goals.json`), each a formula of the goal language with blanks for categories.
+
+A blank `{subclass}` is filled with `type-T` for a type T of that subclass present in the scene (`{x_1}`
+and `{x_2}` get distinct types), the same T wherever the blank recurs in one goal, as their generator
+fills `[subclass]*`. A goal is one template name's formulas, filled and joined with `and`, as their
+`_goal`; each formula is one of its subgoals (`_subgoal`).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from homesim.tasks.handmethat.formula import parse
+from homesim.world.handmethat.state import HmtState
+
+_BLANK = re.compile(r"\{(\w+?)(?:_(\d))?\}")
+
+
+@dataclass(frozen=True)
+class Goal:
+    index: int  # the template name's place in the list (their `goal_idx`)
+    name: str  # "boxing books up for storage"
+    subgoals: tuple[str, ...]  # each filled formula
+
+    @property
+    def formula(self) -> str:
+        return f"(and {' '.join(self.subgoals)})"
+
+
+@cache
+def goal_templates() -> dict[str, tuple[str, ...]]:
+    """Template name -> its formulas with blanks, in the tables' order (each checked to parse)."""
+    raw = json.loads(resources.files("homesim.tasks").joinpath("data/handmethat_goals.json").read_text())
+    out: dict[str, list[str]] = {}
+    for t in raw["templates"]:
+        parse(_BLANK.sub(lambda m: "type-x", t["formula"]))  # a typo in the data fails here, named
+        out.setdefault(t["name"], []).append(t["formula"])
+    return {name: tuple(formulas) for name, formulas in out.items()}
+
+
+def fill(formula: str, state: HmtState, rng: random.Random, chosen: dict[str, str] | None = None) -> str | None:
+    """The formula with each blank filled by a type present in the scene; None when a blank has none.
+    `chosen` (blank -> type) carries the choices over to the goal's other formulas."""
+    present: dict[str, list[str]] = {}
+    for t in state.things.values():
+        types = present.setdefault(t.category.subclass, [])
+        if t.type not in types:
+            types.append(t.type)
+    chosen = {} if chosen is None else chosen
+    for blank, subclass, _ in dict.fromkeys((m.group(0), m.group(1), m.group(2)) for m in _BLANK.finditer(formula)):
+        if blank in chosen:
+            continue
+        taken = {v for k, v in chosen.items() if k.startswith("{" + subclass)}
+        options = [t for t in present.get(subclass, ()) if t not in taken]
+        if not options:
+            return None
+        chosen[blank] = rng.choice(options)
+    return _BLANK.sub(lambda m: f"type-{chosen[m.group(0)]}", formula)
+
+
+def sample_goal(state: HmtState, rng: random.Random) -> Goal | None:
+    """A template name drawn uniformly, its formulas filled for this scene (None: a blank has no type)."""
+    templates = goal_templates()
+    index = rng.randrange(len(templates))
+    name = list(templates)[index]
+    chosen: dict[str, str] = {}
+    subgoals = [fill(f, state, rng, chosen) for f in templates[name]]
+    if any(s is None for s in subgoals):
+        return None
+    return Goal(index, name, tuple(subgoals))

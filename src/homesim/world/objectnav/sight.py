@@ -1,0 +1,179 @@
+"""What a robot's camera sees of an object, from geometry alone: ObjectNav's visibility.
+
+An object is seen when some point of its box is inside the camera's pinhole frame (the embodiment's
+horizontal field of view, the vertical one its image's aspect ratio gives, any distance: the renderer
+draws everything and only clips depth readings) and the line of sight to that point reaches the box's
+footprint without passing through an obstacle column of the nav grid's height map (walls and fixed
+objects, each from its bottom to its top). Such a ray then hits the box itself, so "at least one pixel of
+the object in the frame" holds. Small movable objects do not occlude. Unlike ALFRED's interaction
+visibility (`geometry`), there is no 1.5 m reach and walls hide what is behind them.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from homesim.world.objectnav.navgrid import LATTICE, NavGrid
+from homesim.world.scene import Box
+from homesim.world.state import AgentState
+
+COARSE_SPACING = 0.2  # metres between the box's surface points that finding view points tests; the
+# points `sees` tests are these and the midpoints between them, so whatever the coarse test finds, it finds
+NEAR = 0.02  # metres: the renderer's near plane
+MARGIN = 1e-6  # the oracle's frame is this much narrower, so rounding never makes it accept what `sees` rejects
+BATCH = 64  # camera positions per block when many are tested at once
+PAIRS = 8192  # lines of sight traced at once
+FIRST_PASS = 6  # the oracle's first pass tries every FIRST_PASS-th point
+
+
+@functools.lru_cache(maxsize=4096)
+def surface_points(box: Box, fine: bool = True) -> np.ndarray:
+    """(K, 3) points on the box's six faces, at most COARSE_SPACING apart (half that when `fine`)."""
+    axes = []
+    for lo, hi in zip(box.lo, box.hi):
+        n = max(2, math.ceil((hi - lo) / COARSE_SPACING) + 1)
+        axes.append(np.linspace(lo, hi, 2 * n - 1 if fine else n))
+    x, y, z = np.meshgrid(*axes, indexing="ij")
+    on_face = np.zeros(x.shape, dtype=bool)
+    for axis in range(3):
+        index = [slice(None)] * 3
+        for end in (0, -1):
+            index[axis] = end
+            on_face[tuple(index)] = True
+    points = np.stack([x[on_face], y[on_face], z[on_face]], axis=1)
+    points.setflags(write=False)
+    return points
+
+
+def _camera_frame(d: np.ndarray, yaw, horizon) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Offsets from the camera (..., 3) as forward, right and up of a camera turned to yaw and pitched down
+    by horizon (degrees, scalars or arrays broadcasting with the offsets' leading shape)."""
+    sy, cy = np.sin(np.radians(yaw)), np.cos(np.radians(yaw))
+    sh, ch = np.sin(np.radians(horizon)), np.cos(np.radians(horizon))
+    dx, dy, dz = d[..., 0], d[..., 1], d[..., 2]
+    forward = ch * sy * dx - sh * dy + ch * cy * dz
+    right = cy * dx - sy * dz
+    up = sh * sy * dx + ch * dy + sh * cy * dz
+    return forward, right, up
+
+
+def _framed(grid: NavGrid, forward, right, up, margin: float = 0.0) -> np.ndarray:
+    """In the frame; `margin` (metres per metre ahead) narrows it, for tests that must never accept more
+    than the plain one does."""
+    e = grid.embodiment
+    tx, ty = math.tan(math.radians(e.hfov / 2)) - margin, math.tan(math.radians(e.vfov / 2)) - margin
+    return (forward > NEAR + margin) & (np.abs(right) <= tx * forward) & (np.abs(up) <= ty * forward)
+
+
+def in_frame(points: np.ndarray, x: float, z: float, yaw: float, horizon: float, grid: NavGrid) -> np.ndarray:
+    """Which points the camera at (x, z), turned to yaw and pitched by horizon (+ down), has in its frame."""
+    d = points - np.array([x, grid.embodiment.camera_height, z])
+    return _framed(grid, *_camera_frame(d, yaw, horizon))
+
+
+def clear_lines(grid: NavGrid, box: Box, cameras: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """(M,): whether each camera ((M, 2) x, z) has a free line of sight to its point ((M, 3)), up to where
+    the line enters the box's footprint (the object never hides itself, and a ray that gets there hits it)."""
+    if len(points) == 0:
+        return np.zeros(0, dtype=bool)
+    return np.concatenate(
+        [_clear(grid, box, cameras[k : k + PAIRS], points[k : k + PAIRS]) for k in range(0, len(points), PAIRS)]
+    )
+
+
+def _clear(grid: NavGrid, box: Box, cameras: np.ndarray, points: np.ndarray) -> np.ndarray:
+    h = grid.embodiment.camera_height
+    x, z = cameras[:, 0], cameras[:, 1]
+    dx, dz, dy = points[:, 0] - x, points[:, 2] - z, points[:, 1] - h
+    # Where each line enters the footprint (slab method on x and z), as a fraction of the way to its point.
+    enter = np.zeros(len(points))
+    for delta, origin, lo, hi in ((dx, x, box.lo[0], box.hi[0]), (dz, z, box.lo[2], box.hi[2])):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t0, t1 = (lo - origin) / delta, (hi - origin) / delta
+        inside = (lo <= origin) & (origin <= hi)
+        near = np.where(delta == 0, np.where(inside, -np.inf, np.inf), np.minimum(t0, t1))
+        enter = np.maximum(enter, near)
+    enter = np.clip(enter, 0.0, 1.0)
+    # Samples every LATTICE along each line (on the floor plan) before its entry point: the same for a
+    # line whatever other lines are tested with it.
+    length = np.hypot(dx, dz)
+    count = max(1, int(np.ceil((length * enter).max() / LATTICE)))
+    s = np.arange(count) * LATTICE
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(length[:, None] > 0, s / length[:, None], 0.0)
+    wanted = t < enter[:, None]
+    wanted[:, 0] = True
+    i = np.rint((x[:, None] + t * dx[:, None]) / LATTICE).astype(np.int64) - grid.i0
+    j = np.rint((z[:, None] + t * dz[:, None]) / LATTICE).astype(np.int64) - grid.j0
+    sy = h + t * dy[:, None]
+    inside = wanted & (i >= 0) & (i < grid.shape[0]) & (j >= 0) & (j < grid.shape[1])
+    i, j = np.where(inside, i, 0), np.where(inside, j, 0)
+    blocked = inside & (grid.low[i, j] <= sy) & (sy <= grid.high[i, j])
+    return ~blocked.any(axis=1)
+
+
+def _from(x: float, z: float, count: int) -> np.ndarray:
+    return np.broadcast_to(np.array([x, z]), (count, 2))
+
+
+def sees(grid: NavGrid, box: Box, agent: AgentState) -> bool:
+    """Whether any pixel of the object is in the frame the agent's camera takes now (strict visibility)."""
+    points = surface_points(box)
+    framed = points[in_frame(points, agent.x, agent.z, agent.yaw, agent.horizon, grid)]
+    return bool(clear_lines(grid, box, _from(agent.x, agent.z, len(framed)), framed).any())
+
+
+def seeing_orientations(grid: NavGrid, box: Box, x: float, z: float) -> dict[tuple[int, int], int]:
+    """Every (yaw, horizon) the embodiment can take at (x, z) from which it sees the object, with how many
+    of the box's points it sees from there (more: the object fuller in the frame)."""
+    e = grid.embodiment
+    points = surface_points(box)
+    points = points[clear_lines(grid, box, _from(x, z, len(points)), points)]
+    if len(points) == 0:
+        return {}
+    counts = {
+        (yaw, horizon): int(in_frame(points, x, z, yaw, horizon, grid).sum())
+        for yaw in e.yaws
+        for horizon in e.horizons
+    }
+    return {o: n for o, n in counts.items() if n > 0}
+
+
+def oracle_sees_from(grid: NavGrid, box: Box, cameras: np.ndarray) -> np.ndarray:
+    """Oracle visibility from many positions ((N, 2) x, z) at once: the object is seen after turning and
+    pitching the camera in place. Tests the box's coarse points, each with the yaw nearest its bearing and
+    every horizon, so whatever it accepts `seeing_orientations` (all yaws, fine points) accepts too.
+    A first pass tries a few of the points, the second the rest from the positions still unseen: the
+    same answer, for a fraction of the lines of sight."""
+    points = surface_points(box, fine=False)
+    seen = np.zeros(len(cameras), dtype=bool)
+    few = np.zeros(len(points), dtype=bool)
+    few[::FIRST_PASS] = True
+    for subset in (few, ~few):
+        unseen = np.flatnonzero(~seen)
+        for start in range(0, len(unseen), BATCH):
+            block = unseen[start : start + BATCH]
+            camera, point = np.nonzero(_oracle_framed(grid, cameras[block], points[subset]))
+            clear = clear_lines(grid, box, cameras[block][camera], points[subset][point])
+            seen[block[np.unique(camera[clear])]] = True
+    return seen
+
+
+def _oracle_framed(grid: NavGrid, cameras: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """(N, K): whether each point is in the frame of some horizon, the camera turned to the yaw nearest it."""
+    e = grid.embodiment
+    eyes = np.stack([cameras[:, 0], np.full(len(cameras), e.camera_height), cameras[:, 1]], axis=1)
+    d = points[None, :, :] - eyes[:, None, :]
+    yaw = (np.rint(np.degrees(np.arctan2(d[..., 0], d[..., 2])) / e.turn) * e.turn) % 360
+    framed = np.zeros(d.shape[:2], dtype=bool)
+    for horizon in e.horizons:
+        framed |= _framed(grid, *_camera_frame(d, yaw, horizon), margin=MARGIN)
+    return framed
+
+
+def oracle_sees(grid: NavGrid, box: Box, x: float, z: float) -> bool:
+    """Oracle visibility from one position (see `oracle_sees_from`)."""
+    return bool(oracle_sees_from(grid, box, np.array([[x, z]]))[0])
