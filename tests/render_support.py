@@ -10,11 +10,11 @@ import pytest
 import typer
 from typer.testing import CliRunner, Result
 
+from homesim.cli.render import render_episode
 from homesim.datasets.alfred.episode import AlfredEpisode, episode_from_trajectory
 from homesim.datasets.alfred.trajectories import RawTrajectory, read_trajectories
 from homesim.render import Renderer, RenderingUnavailable
 from homesim.render.renderer import IMAGES
-from homesim.cli.render import render_episode
 from homesim.scenes.alfred import build_scene, gather_evidence
 from homesim.world.dynamics import step
 from homesim.world.scene import Scene

@@ -8,9 +8,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from homesim.agents import OBSERVATION_FILTERS, AgentAction, TaskSpec, filter_observation, load_agent
+from homesim.agents import OBSERVATION_FILTERS, AgentAction, TaskSpec, filter_observation
 from homesim.agents.expert_agent import ExpertAgent
 from homesim.agents.random_agent import RandomAgent
+from homesim.evaluation.suites import load_agent
 from homesim.world.actions import ACTIONS, INTERACT_ACTIONS, STOP, Action
 
 

@@ -6,6 +6,7 @@ agent the expert's prefix."""
 from __future__ import annotations
 
 import json
+
 import numpy as np
 import pytest
 import torch
@@ -13,20 +14,20 @@ from conftest import TINY_FRAMES
 from typer.testing import CliRunner
 
 from homesim.agents.protocol import AgentAction, TaskSpec, filter_observation
-from homesim.agents.registry import load_agent
 from homesim.cli import app
 from homesim.datasets.sources import read_episodes
 from homesim.envs.alfred.embodied import AlfredEnv, semantic_classes
-from homesim.evaluation.runner import run_episode, task_spec
 from homesim.evaluation.alfred.subgoals import run_subgoal
+from homesim.evaluation.runner import run_episode, task_spec
+from homesim.evaluation.suites import load_agent
 from homesim.learning.alfred.agent import MocaAgent
 from homesim.learning.alfred.data import AlfredFrames, trajectory_texts
 from homesim.learning.alfred.frames import class_map, class_names
+from homesim.learning.alfred.moca import Moca, MocaConfig, moca_loss
+from homesim.learning.alfred.seq2seq import Seq2SeqConfig
 from homesim.learning.alfred.train import batch_of, train_alfred
 from homesim.learning.loop import TrainConfig, load_checkpoint
-from homesim.learning.alfred.moca import Moca, MocaConfig, moca_loss
 from homesim.learning.request import TrainRequest
-from homesim.learning.alfred.seq2seq import Seq2SeqConfig
 from homesim.learning.vocab import Vocab
 from homesim.world.actions import ACTIONS, MOVE_AHEAD, PICKUP, ROTATE_LEFT
 

@@ -16,17 +16,17 @@ from typer.testing import CliRunner
 
 import homesim.learning.alfred.train as alfred_train
 from homesim.agents.protocol import OBSERVATION_FILTERS
-from homesim.agents.registry import load_agent
 from homesim.cli import app
 from homesim.datasets.sources import read_episodes
 from homesim.envs.alfred.embodied import AlfredEnv
 from homesim.evaluation.runner import run_episode
+from homesim.evaluation.suites import load_agent
 from homesim.learning.alfred.agent import downsize, interaction_mask
 from homesim.learning.alfred.data import AlfredFrames
+from homesim.learning.alfred.seq2seq import Seq2Seq, Seq2SeqConfig, seq2seq_loss
 from homesim.learning.alfred.train import batch_of, train_alfred
 from homesim.learning.loop import TrainConfig, load_checkpoint
 from homesim.learning.request import TrainRequest
-from homesim.learning.alfred.seq2seq import Seq2Seq, Seq2SeqConfig, seq2seq_loss
 from homesim.learning.vocab import Vocab
 from homesim.world.actions import ACTIONS
 

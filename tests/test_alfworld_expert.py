@@ -14,8 +14,8 @@ import gzip
 import json
 
 import pytest
-
 from alfworld_client import by_task_type, load_expert, play
+
 from homesim.envs.alfred.alfworld import AlfredTWBatchEnv, AlfredTWEnv
 from homesim.envs.alfred.wording import LATEST
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from homesim.datasets.alfred.importer import import_alfred
 from homesim.datasets.alfred.builtin import builtin_episodes
+from homesim.datasets.alfred.importer import import_alfred
 from homesim.datasets.folder import FORMAT_VERSION, is_dataset, read_dataset, write_dataset
 from homesim.errors import DataError
 

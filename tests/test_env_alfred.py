@@ -10,8 +10,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import homesim.envs  # noqa: F401  (registers homesim/ALFRED-v0)
-from homesim.datasets.alfred.importer import import_alfred
 from homesim.datasets.alfred.builtin import builtin_episodes
+from homesim.datasets.alfred.importer import import_alfred
 from homesim.envs.alfred.embodied import MAX_FAILS, MAX_STEPS, AlfredEnv, plain_text
 from homesim.world.actions import ACTIONS, STOP
 

@@ -9,8 +9,8 @@ import re
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from homesim.datasets.alfred.importer import import_alfred
 from homesim.datasets.alfred.builtin import builtin_episodes
+from homesim.datasets.alfred.importer import import_alfred
 from homesim.envs.alfred import text as alfred_text
 from homesim.envs.alfred.text import AlfredTextEnv
 from homesim.envs.alfred.text_expert import subgoal_commands

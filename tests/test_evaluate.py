@@ -15,10 +15,10 @@ from homesim.agents.protocol import AgentAction, TaskSpec
 from homesim.cli import app
 from homesim.datasets.alfred.importer import import_alfred
 from homesim.datasets.folder import write_dataset
+from homesim.evaluation.alfred.subgoals import SUBGOAL_TYPES
 from homesim.evaluation.alfred.suite import work_items
 from homesim.evaluation.evaluate import EvaluationConfig, chunks_of, evaluate, read_run, summary_of
 from homesim.evaluation.records import read_records
-from homesim.evaluation.alfred.subgoals import SUBGOAL_TYPES
 from homesim.tasks.alfred import TASK_TYPES
 
 METRICS = ("task_success", "goal_condition_success", "plw_task_success", "plw_goal_condition_success")

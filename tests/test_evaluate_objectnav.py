@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 
 from homesim.agents.objectnav.frontier import FrontierAgent
-from homesim.agents.registry import AGENTS
 from homesim.datasets.objectnav.builtin import builtin_objectnav
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate, read_run, summary_of
 from homesim.evaluation.objectnav.suite import objectnav_options
 from homesim.evaluation.records import read_records
+from homesim.evaluation.suites import SUITES
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +65,7 @@ def test_two_workers_write_the_same_bytes(builtin, tmp_path):
 
 
 def test_the_agents_are_registered_and_the_frontier_agent_asks_for_depth_and_semantic():
-    assert set(AGENTS["objectnav"]) == {"expert", "random", "frontier"}
+    assert set(SUITES["objectnav"].agents) == {"expert", "random", "frontier"}
     assert FrontierAgent.observations == ("depth", "semantic")
 
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_evaluate import flat, run, said
 
 from homesim.agents.protocol import AgentAction, TaskSpec
 from homesim.envs.alfred.text import AlfredTextEnv
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
 from homesim.evaluation.records import read_records
-from test_evaluate import flat, run, said
 
 SEEN: list[dict] = []  # what `RecordingAgent` was shown, for the ablation test
 

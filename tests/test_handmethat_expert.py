@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from handmethat_fixtures import small_world
+
 from homesim.datasets.handmethat.files import read_handmethat_files
 from homesim.planning.alfred.expert import Unrecoverable
 from homesim.planning.handmethat.expert import next_action, plan

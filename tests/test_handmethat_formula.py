@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from handmethat_fixtures import small_world
+
 from homesim.datasets.handmethat.episode import replay
 from homesim.datasets.handmethat.files import read_handmethat_file
-from homesim.tasks.handmethat.task import Meaning, meaning_satisfied, success_formula
 from homesim.tasks.handmethat.formula import FormulaError, holds, parse
+from homesim.tasks.handmethat.task import Meaning, meaning_satisfied, success_formula
 from homesim.world.handmethat import HUMAN, HmtAction, step
 
 

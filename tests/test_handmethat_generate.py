@@ -9,16 +9,16 @@ import random
 import statistics
 
 import pytest
-
 from handmethat_fixtures import small_world
+
 from homesim.datasets.handmethat import generate as generation
 from homesim.datasets.handmethat.episode import replay
 from homesim.datasets.handmethat.export import episode_to_json, write_handmethat
 from homesim.datasets.handmethat.files import read_handmethat_file, read_handmethat_files
 from homesim.envs.handmethat import HandMeThatEnv
+from homesim.language.handmethat.pragmatics import Request
 from homesim.parallel import Workers
 from homesim.planning.alfred.expert import Unrecoverable
-from homesim.language.handmethat.pragmatics import Request
 from homesim.planning.handmethat.human import (
     cut_at,
     cut_plan,
@@ -27,9 +27,9 @@ from homesim.planning.handmethat.human import (
     human_subplans,
     requirements,
 )
-from homesim.tasks.handmethat.task import Meaning
 from homesim.tasks.handmethat.formula import holds, parse
 from homesim.tasks.handmethat.goals import fill, goal_templates, sample_goal
+from homesim.tasks.handmethat.task import Meaning
 from homesim.world.handmethat import HmtAction, handmethat_catalog
 from homesim.world.handmethat.sampling import sample_scene
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from handmethat_fixtures import small_object_dict, thing
+
 from homesim.datasets.handmethat.episode import replay
 from homesim.datasets.handmethat.files import state_from_object_dict
 from homesim.planning.alfred.expert import Unrecoverable

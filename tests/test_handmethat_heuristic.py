@@ -5,12 +5,12 @@ and the text reader it plays through reads back what the game writes."""
 from __future__ import annotations
 
 import pytest
-
 from handmethat_fixtures import small_world
-from homesim.agents import load_agent
+
 from homesim.datasets.handmethat.episode import HandMeThatEpisode
 from homesim.envs.handmethat import HandMeThatEnv
 from homesim.evaluation.handmethat.suite import run_handmethat_episode
+from homesim.evaluation.suites import load_agent
 from homesim.language.handmethat import reading as reading
 from homesim.tasks.handmethat.task import Meaning
 from homesim.world.handmethat import HmtAction

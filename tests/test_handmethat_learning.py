@@ -15,8 +15,8 @@ from homesim.datasets.folder import write_dataset  # noqa: E402
 from homesim.datasets.handmethat.generate import generate  # noqa: E402
 from homesim.envs.handmethat import HandMeThatEnv  # noqa: E402
 from homesim.evaluation.handmethat.suite import run_handmethat_episode  # noqa: E402
-from homesim.learning.handmethat.data import Transcript, demonstrations  # noqa: E402
 from homesim.learning.handmethat import train as handmethat_train  # noqa: E402
+from homesim.learning.handmethat.data import Transcript, demonstrations  # noqa: E402
 from homesim.learning.handmethat.drrn import DrrnAgent, DrrnSettings  # noqa: E402
 from homesim.learning.handmethat.train import train_handmethat  # noqa: E402
 from homesim.learning.loop import TrainConfig, load_checkpoint  # noqa: E402

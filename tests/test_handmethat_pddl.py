@@ -6,10 +6,10 @@ from __future__ import annotations
 import random
 
 import pytest
+from handmethat_fixtures import small_world
 from pyperplan import grounding
 from pyperplan.pddl.parser import Parser
 
-from handmethat_fixtures import small_world
 from homesim.datasets.handmethat.files import read_handmethat_file
 from homesim.planning.handmethat.pddl import (
     domain_text,

@@ -21,8 +21,8 @@ from homesim.language.handmethat.utterances import (
     utterances_under,
 )
 from homesim.language.rsa import listener, speaker
-from homesim.tasks.handmethat.task import Meaning
 from homesim.tasks.handmethat.levels import level_of
+from homesim.tasks.handmethat.task import Meaning
 
 
 def bring(**description) -> Meaning:

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_handmethat_metrics import RECORDS
 from typer.testing import CliRunner
 
 from homesim.cli import app
 from homesim.evaluation.handmethat.report import PaperRow, level_figures, paper_table, published_rows
-from test_handmethat_metrics import RECORDS
 
 
 def cells(table, row: int) -> list[str]:

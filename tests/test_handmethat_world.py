@@ -7,8 +7,8 @@ import itertools
 import random
 
 import pytest
-
 from handmethat_fixtures import small_world
+
 from homesim.world.handmethat import (
     HELPS,
     HUMAN,

@@ -4,9 +4,9 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
-from homesim.agents.registry import load_agent
 from homesim.cli import app
 from homesim.errors import DataError
+from homesim.evaluation.suites import load_agent
 from homesim.learning.loop import TrainConfig, load_checkpoint, train
 from homesim.learning.vocab import Vocab, tokenize
 

@@ -14,6 +14,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from homesim.evaluation.alfred.subgoals import summarize_subgoals
 from homesim.evaluation.metrics import (
     TERMS,
     bootstrap_interval,
@@ -24,7 +25,6 @@ from homesim.evaluation.metrics import (
     summarize,
 )
 from homesim.evaluation.records import EpisodeRecord
-from homesim.evaluation.alfred.subgoals import summarize_subgoals
 
 METRICS = ("task_success", "goal_condition_success", "plw_task_success", "plw_goal_condition_success")
 

@@ -14,8 +14,8 @@ from homesim.scenes.houses import generate_house
 from homesim.scenes.procedural import generate_room
 from homesim.world.objectnav.embodiment import LOCOBOT
 from homesim.world.objectnav.navgrid import LATTICE, nav_grid, nav_step, surface_distance
+from homesim.world.objectnav.sight import oracle_sees, seeing_orientations, sees
 from homesim.world.scene import Box
-from homesim.world.objectnav.sight import oracle_sees, sees, seeing_orientations
 from homesim.world.state import AgentState
 
 

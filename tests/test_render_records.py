@@ -11,8 +11,8 @@ import pytest
 from render_support import make_renderer, run_render_episode
 from world_fixtures import STATIONS, kitchen
 
-from homesim.datasets.alfred.importer import import_alfred
 from homesim.datasets.alfred.builtin import builtin_episodes
+from homesim.datasets.alfred.importer import import_alfred
 from homesim.datasets.folder import read_dataset, write_dataset
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
 from homesim.evaluation.records import read_records

@@ -12,12 +12,12 @@ import pytest
 from homesim.agents.expert_agent import ExpertAgent
 from homesim.agents.protocol import AgentAction, TaskSpec
 from homesim.agents.random_agent import RandomAgent
-from homesim.datasets.alfred.importer import import_alfred
 from homesim.datasets.alfred.builtin import builtin_episodes
+from homesim.datasets.alfred.importer import import_alfred
 from homesim.envs.alfred.embodied import AlfredEnv
+from homesim.evaluation.alfred.subgoals import run_subgoal
 from homesim.evaluation.records import EpisodeRecord, read_records
 from homesim.evaluation.runner import run_episode, task_spec
-from homesim.evaluation.alfred.subgoals import run_subgoal
 
 
 @pytest.fixture(scope="module")

@@ -1,11 +1,15 @@
 """What every evaluation suite owes the shared evaluator: a record for work no worker could play, which its
-metrics summarize as a failure (finite figures, the reason kept), and chunks of one scene each."""
+metrics summarize as a failure (finite figures, the reason kept), and chunks of one scene each; and the
+registry itself: each entry says what its suite is, and no code outside it switches on a suite's name."""
 
 import json
 import math
+import re
+from pathlib import Path
 
 import pytest
 
+import homesim
 from homesim.datasets.alfred.builtin import builtin_episodes
 from homesim.datasets.handmethat.files import read_handmethat_file
 from homesim.datasets.objectnav.builtin import builtin_objectnav
@@ -68,3 +72,57 @@ def test_small_scenes_share_chunks_and_each_worker_gets_four_or_more():
     chunks = chunks_of(big_items, big)
     assert [len(chunk) for chunk in chunks] == [CHUNK, 5 + 3]  # the big scene's rest packed with the small ones
     assert sorted(i for chunk in chunks for i in chunk) == sorted(big_items)
+
+
+# --- the registry -----------------------------------------------------------------------------------------
+
+SUITE_SWITCH = re.compile(  # a suite's name compared with something that holds a suite
+    r"""suite\b[\w\]"')]*\s*(==|!=|\bin\b|\bnot in\b)\s*\(?[^\n)]*["'](alfred|objectnav|handmethat)["']"""
+)
+
+
+def test_no_code_switches_on_a_suites_name_outside_the_registry():
+    root = Path(homesim.__file__).parent
+    switches = [
+        f"{path.relative_to(root)}:{number}: {line.strip()}"
+        for path in sorted(root.rglob("*.py"))
+        if path.relative_to(root).as_posix() != "evaluation/suites.py"
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if SUITE_SWITCH.search(line)
+    ]
+    assert switches == []
+    assert SUITE_SWITCH.search('if config.suite == "alfred":') and SUITE_SWITCH.search('suite not in (None, "alfred")')
+
+
+@pytest.mark.parametrize("name", sorted(SUITES))
+def test_each_entry_says_what_its_suite_is(name, request):
+    import gymnasium
+
+    import homesim.envs  # noqa: F401  (registers the envs)
+
+    suite = SUITES[name]
+    assert suite.name == name == suite.episode_type.suite
+    assert all(env_id in gymnasium.registry for env_id in suite.env_ids)
+    episodes, _ = _episodes(name, request)
+    full, public = episodes[0].to_dict(), suite.public(episodes[0])
+    assert suite.hidden and set(suite.hidden) <= set(full) | {"reading"}  # HandMeThat's reading is optional
+    assert set(public) == set(full) - set(suite.hidden) and not set(public) & set(suite.hidden)
+    assert suite.interfaces and suite.interactions and set(suite.agents)
+    assert {c.name for c in suite.comparisons}.isdisjoint(
+        {c.name for other in SUITES.values() if other is not suite for c in other.comparisons}
+    )
+
+
+def test_a_suite_reads_an_observation_as_text():
+    text = SUITES["alfred"].observation_text(
+        {"goal": "put a mug in the sink", "instructions": ["walk to the sink"], "visible_objects": ("Mug|1",)}
+    )
+    assert text.splitlines() == [
+        "Your task is to: put a mug in the sink",
+        "Step 1: walk to the sink",
+        "You see: Mug|1.",
+    ]
+    assert SUITES["alfred"].observation_text({"text": "You arrive at sink 1."}) == "You arrive at sink 1."
+    navigation = SUITES["objectnav"].observation_text({"objectgoal": 0, "gps": [1.5, -0.25], "compass": [math.pi / 2]})
+    assert "1.50 m ahead" in navigation and "-0.25 m right" in navigation and "facing 90 degrees" in navigation
+    assert SUITES["handmethat"].observation_text({"text": "You see a cabinet."}) == "You see a cabinet."

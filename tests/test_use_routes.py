@@ -7,8 +7,8 @@ import random
 import pytest
 
 from homesim.datasets.alfred.importer import import_alfred
-from homesim.planning.poses import path_to_use, walk
 from homesim.planning.alfred.use_routes import UseRoutes
+from homesim.planning.poses import path_to_use, walk
 from homesim.world import actions as A
 from homesim.world.actions import Action
 from homesim.world.catalog import alfred_catalog

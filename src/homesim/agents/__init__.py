@@ -8,6 +8,6 @@ from homesim.agents.protocol import (
     filter_observation,
     filter_task,
 )
-from homesim.agents.registry import load_agent
+from homesim.agents.registry import make_agent
 
-__all__ = ["OBSERVATION_FILTERS", "Agent", "AgentAction", "TaskSpec", "filter_observation", "filter_task", "load_agent"]
+__all__ = ["OBSERVATION_FILTERS", "Agent", "AgentAction", "TaskSpec", "filter_observation", "filter_task", "make_agent"]

@@ -11,6 +11,8 @@ from rich.progress import track
 
 from homesim.cli.common import BackendOption, RayAddressOption, app, console, workers_of
 
+ALFRED_PANEL, OBJECTNAV_PANEL, HANDMETHAT_PANEL = "ALFRED", "ObjectNav", "HandMeThat"  # --help's groups
+
 
 @app.command("evaluate")
 def evaluate_command(
@@ -24,55 +26,81 @@ def evaluate_command(
         ),
     ] = None,
     agent: Annotated[
-        str, typer.Option(help="random, expert, heuristic (HandMeThat), frontier (ObjectNav), or module.path:ClassName")
+        str, typer.Option(help="one of the suite's agents (random, expert, ...), a checkpoint (.pt), or module.path:ClassName")
     ] = "expert",
     suite: Annotated[
         str | None, typer.Option(help="benchmark suite; default: the dataset folder's, else alfred")
     ] = None,
-    layouts: Annotated[
-        Path | None, typer.Option(exists=True, file_okay=False, help="ALFRED layout files (for trajectories)")
-    ] = None,
     split: Annotated[str | None, typer.Option(help="evaluate only this split")] = None,
-    subgoals: Annotated[bool, typer.Option("--subgoals", help="sub-goal evaluation (ALFRED's Table 4)")] = False,
-    observation_filter: Annotated[
-        str, typer.Option("--ablation", help="none, no_language, no_vision, goal_only, instructions_only")
-    ] = "none",
     workers: Annotated[int, typer.Option(min=1, help="processes; results are identical for any number")] = 1,
     backend: BackendOption = "local",
     ray_address: RayAddressOption = None,
     seed: Annotated[int, typer.Option(help="the agent's seed")] = 0,
     out: Annotated[Path, typer.Option(help="folder for run.json, records.jsonl and summary.json")] = Path("out/eval"),
-    interaction: Annotated[str, typer.Option(help="oracle (object ids) or mask (300x300 pixel masks)")] = "oracle",
     pixels: Annotated[
         str,
-        typer.Option(help="images agents see, comma-separated: rgb,depth,segmentation,semantic (objectnav: rgb,depth,semantic)"),
+        typer.Option(
+            help="images agents see, comma-separated: ALFRED rgb,depth,segmentation,semantic; ObjectNav rgb,depth,semantic"
+        ),
     ] = "",
-    interface: Annotated[
-        str, typer.Option(help="embodied (ALFRED's actions) or text (ALFWorld-style commands, homesim/ALFRED-Text-v0)")
-    ] = "embodied",
-    observability: Annotated[
+    layouts: Annotated[
+        Path | None,
+        typer.Option(
+            exists=True, file_okay=False, help="ALFRED layout files (for trajectories)", rich_help_panel=ALFRED_PANEL
+        ),
+    ] = None,
+    subgoals: Annotated[
+        bool, typer.Option("--subgoals", help="sub-goal evaluation (ALFRED's Table 4)", rich_help_panel=ALFRED_PANEL)
+    ] = False,
+    observation_filter: Annotated[
+        str,
+        typer.Option(
+            "--ablation",
+            help="none, no_language, no_vision, goal_only, instructions_only",
+            rich_help_panel=ALFRED_PANEL,
+        ),
+    ] = "none",
+    interaction: Annotated[
         str | None,
-        typer.Option(help="HandMeThat: partial (the robot's location only; the default) or full (a checkpoint: its own)"),
+        typer.Option(help="oracle (object ids, the default) or mask (300x300 pixel masks)", rich_help_panel=ALFRED_PANEL),
+    ] = None,
+    interface: Annotated[
+        str | None,
+        typer.Option(
+            help="embodied (ALFRED's actions, the default) or text (ALFWorld-style commands, homesim/ALFRED-Text-v0)",
+            rich_help_panel=ALFRED_PANEL,
+        ),
     ] = None,
     criteria: Annotated[
         str | None,
         typer.Option(
-            help="objectnav: success criteria, comma-separated, of intentionality,validity,proximity,visibility,"
-            "oracle_visibility (default: the first four)"
+            help="success criteria, comma-separated, of intentionality,validity,proximity,visibility,"
+            "oracle_visibility (default: the first four)",
+            rich_help_panel=OBJECTNAV_PANEL,
         ),
     ] = None,
     success_distance: Annotated[
-        float, typer.Option(help="objectnav: the proximity criterion's distance to the object, metres")
-    ] = 1.0,
+        float | None,
+        typer.Option(
+            help="the proximity criterion's distance to the object, metres (default 1)", rich_help_panel=OBJECTNAV_PANEL
+        ),
+    ] = None,
+    observability: Annotated[
+        str | None,
+        typer.Option(
+            help="partial (the robot's location only; the default) or full (a checkpoint: its own)",
+            rich_help_panel=HANDMETHAT_PANEL,
+        ),
+    ] = None,
 ) -> None:
     """Evaluate an agent under its benchmark's protocol and print the paper's tables (ALFRED's by default)."""
     from homesim.agents.protocol import OBSERVATION_FILTERS
-    from homesim.agents.registry import load_agent
     from homesim.datasets.sources import read_episodes
     from homesim.errors import DataError
     from homesim.evaluation.evaluate import EvaluationConfig, evaluate
     from homesim.evaluation.report import subgoals_table
-    from homesim.evaluation.suites import SUITES, suite_named
+    from homesim.evaluation.suite import OptionError
+    from homesim.evaluation.suites import SUITES, load_agent
 
     if suite is not None and suite not in SUITES:
         raise typer.BadParameter(f"unknown suite {suite!r}; known: {', '.join(SUITES)}", param_hint="--suite")
@@ -86,16 +114,23 @@ def evaluate_command(
         raise typer.Exit(1) from e
     for error in source.skipped:
         console.print(f"[red]skipped[/] {error}")
-    suite, splits, scenes = source.suite, source.splits, source.scenes
+    protocol, splits, scenes = SUITES[source.suite], source.splits, source.scenes
     try:
-        loaded = load_agent(agent, suite=suite)
+        loaded = load_agent(agent, suite=protocol.name)
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--agent") from e
-    trained = getattr(loaded, "ablation", None)  # a checkpoint's own ablation, and game (HandMeThat)
-    trained_in = getattr(loaded, "observability", None)
-    if trained_in is not None and observability not in (None, trained_in):
-        message = f"{agent} was trained in the {trained_in} game: give --observability {trained_in} or leave it out"
-        raise typer.BadParameter(message, param_hint="--observability")
+    given = {"criteria": criteria, "success_distance": success_distance, "observability": observability}
+    for name, value in given.items():
+        if value is not None and name not in protocol.option_names:
+            option = "--" + name.replace("_", "-")
+            owners = " and ".join(s.title for s in SUITES.values() if name in s.option_names)
+            raise typer.BadParameter(f"only {owners} has it, not {protocol.title}", param_hint=option)
+    own = {name: getattr(loaded, name) for name in protocol.option_names if getattr(loaded, name, None) is not None}
+    try:
+        options = protocol.options(given, own)  # a checkpoint's own settings (HandMeThat's: the game it learned)
+    except OptionError as e:
+        raise typer.BadParameter(str(e), param_hint="--" + e.option.replace("_", "-")) from e
+    trained = getattr(loaded, "ablation", None)  # a checkpoint's own ablation
     if trained is not None and observation_filter not in ("none", trained):
         message = f"{agent} was trained with ablation {trained}: give --ablation {trained} or leave it out"
         raise typer.BadParameter(message, param_hint="--ablation")
@@ -103,43 +138,27 @@ def evaluate_command(
     if not any(splits.values()):
         console.print(f"[red]no episodes to evaluate[/] in {episodes}" + (f" (split {split})" if split else ""))
         raise typer.Exit(1)
-    options = {}
-    if suite == "handmethat":  # a text game only
-        from homesim.envs.handmethat import OBSERVABILITY
-
-        interface, options = "text", {"observability": observability or trained_in or "partial"}
-        if options["observability"] not in OBSERVABILITY:
-            raise typer.BadParameter(f"{observability!r}: use partial or full", param_hint="--observability")
-        if observation_filter != "none" or subgoals:
-            raise typer.BadParameter("--ablation and --subgoals are ALFRED's", param_hint="--suite")
-    elif observability is not None:
-        raise typer.BadParameter(f"only HandMeThat has it, not {suite}", param_hint="--observability")
+    if (observation_filter != "none" and not protocol.ablations) or (subgoals and not protocol.subgoals):
+        owners = " and ".join(s.title + "'s" for s in SUITES.values() if s.ablations or s.subgoals)
+        raise typer.BadParameter(f"--ablation and --subgoals are {owners}", param_hint="--suite")
+    for option, value, known in (("--interface", interface, protocol.interfaces),
+                                 ("--interaction", interaction, protocol.interactions)):  # fmt: skip
+        if value is not None and value not in known:
+            raise typer.BadParameter(f"{value!r}: use {' or '.join(known)} ({protocol.title})", param_hint=option)
     images = tuple(p for p in pixels.split(",") if p)
-    if interaction not in ("oracle", "mask"):
-        raise typer.BadParameter(f"{interaction!r}: use oracle or mask", param_hint="--interaction")
-    allowed = ("rgb", "depth", "semantic") if suite == "objectnav" else ("rgb", "depth", "segmentation", "semantic")
-    if set(images) - set(allowed):
-        raise typer.BadParameter(f"{pixels!r}: some of {','.join(allowed)}, comma-separated", param_hint="--pixels")
-    if suite == "objectnav":
-        from homesim.evaluation.objectnav.suite import objectnav_options
-        from homesim.tasks.objectnav_criteria import DEFAULT_CRITERIA
-
-        try:
-            options = objectnav_options(criteria or DEFAULT_CRITERIA, success_distance)
-        except ValueError as e:
-            raise typer.BadParameter(str(e), param_hint="--criteria") from e
-    elif criteria is not None:
-        raise typer.BadParameter(f"success criteria are ObjectNav's, not {suite}'s", param_hint="--criteria")
+    if set(images) - set(protocol.pixels):
+        allowed = ",".join(protocol.pixels) or "none"
+        raise typer.BadParameter(f"{pixels!r}: some of {allowed}, comma-separated", param_hint="--pixels")
     try:
         config = EvaluationConfig(
             agent=agent,
             seed=seed,
             observation_filter=observation_filter,
             subgoals=subgoals,
-            interaction=interaction,
+            interaction=interaction or protocol.interactions[0],
             pixels=images,
-            interface=interface,
-            suite=suite,
+            interface=interface or protocol.interfaces[0],
+            suite=protocol.name,
             options=options,
         )
     except ValueError as e:
@@ -149,15 +168,12 @@ def evaluate_command(
         return track(items, total=total, description=f"evaluating {agent}", console=console)
 
     summary = evaluate(splits, scenes, config, out, runs_on, progress)
-    setting = options.get("observability", interface)
+    setting = options.get("observability", config.interface)
     title = f"{agent} ({setting}) on {episodes or 'built-in episodes'}"
-    console.print(subgoals_table(summary) if subgoals else suite_named(config.suite).table(summary, title))
+    console.print(subgoals_table(summary) if subgoals else protocol.table(summary, title))
     if "warning" in summary:
         console.print(f"[bold yellow]warning:[/] {summary['warning']}")
     console.print(f"records and summary written to {out}/")
-
-
-TABLES = ("handmethat", "baselines")  # tables that compare runs (`homesim report A B ... --table NAME`)
 
 
 @app.command("report")
@@ -172,8 +188,8 @@ def report_command(
         str | None,
         typer.Option(
             "--table",
-            help="handmethat: the paper's Tables 2 and 3; baselines: ALFRED's Tables 1, 3, 4 and A1; a row per run"
-            " (default with several runs: their suite's)",
+            help="a table that compares runs, a row per run: baselines (ALFRED's Tables 1, 3, 4 and A1) or"
+            " handmethat (the paper's Tables 2 and 3); default with several runs: their suite's",
         ),
     ] = None,
     split: Annotated[str | None, typer.Option(help="--table: only this split's episodes (default: all)")] = None,
@@ -185,10 +201,8 @@ def report_command(
     from homesim.evaluation.evaluate import read_run, summary_of
     from homesim.evaluation.records import read_records
     from homesim.evaluation.report import subgoals_table
-    from homesim.evaluation.suites import suite_named
+    from homesim.evaluation.suites import SUITES, suite_named
 
-    if table_name is not None and table_name not in TABLES:
-        raise typer.BadParameter(f"{table_name!r}: known tables: {', '.join(TABLES)}", param_hint="--table")
     loaded = []
     for run in runs:
         out = run if run.is_dir() else run.parent
@@ -197,13 +211,17 @@ def report_command(
         except (OSError, DataError, TypeError, ValueError) as e:
             console.print(f"[red]cannot read the evaluation in {out}:[/] {e}")
             raise typer.Exit(1) from e
+    first = suite_named(loaded[0][1].suite)  # its own tables first, then the other suites'
+    tables = {c.name: (suite, c) for suite in sorted(SUITES.values(), key=lambda s: s != first) for c in suite.comparisons}
+    if table_name is not None and table_name not in tables:
+        raise typer.BadParameter(f"{table_name!r}: known tables: {', '.join(tables)}", param_hint="--table")
     if table_name is None and len(loaded) > 1:
-        table_name = "baselines" if loaded[0][1].suite == "alfred" else "handmethat"
-    if table_name == "baselines":
-        _baselines(loaded, json_out)
-        return
+        if not first.comparisons:
+            console.print(f"[red]{first.title} has no table that compares runs[/]")
+            raise typer.Exit(1)
+        table_name = first.comparisons[0].name
     if table_name is not None:
-        _compare(loaded, split, json_out)
+        _compare(loaded, *tables[table_name], split, json_out)
         return
     ((out, config, records),) = loaded
     summary = summary_of(records, config)
@@ -219,50 +237,21 @@ def report_command(
             raise typer.Exit(1)
 
 
-def _compare(loaded: list, split: str | None, json_out: Path | None) -> None:
-    """HandMeThat's Tables 2 and 3 over several runs: a row per agent, its runs' observabilities side by side
-    (a checkpoint's agent is its file's name, so runs/partial/seq2seq.pt and runs/full/seq2seq.pt share one;
-    a run whose agent and observability another run has too gets a row of its own, named by its folder),
-    then the paper's rows."""
-    from homesim.evaluation.handmethat.report import PaperRow, level_figures, paper_table, published_rows
-
-    rows: dict[str, dict[str, dict]] = {}
-    for out, config, records in loaded:
-        if config.suite != "handmethat":
-            console.print(f"[red]{out} is a {config.suite} evaluation:[/] --table handmethat compares HandMeThat runs")
+def _compare(loaded: list, suite, comparison, split: str | None, json_out: Path | None) -> None:
+    """A suite's table over several of its runs (`Suite.comparisons`), with its figures written on request."""
+    for out, config, _ in loaded:
+        if config.suite != suite.name:
+            console.print(f"[red]{out} is a {config.suite} evaluation:[/] --table {comparison.name} compares {suite.title} runs")
             raise typer.Exit(1)
-        chosen = [r for r in records if split is None or r.split == split]
-        if not chosen:
-            console.print(f"[red]{out} has no episodes{f' in split {split!r}' if split else ''}[/]")
-            raise typer.Exit(1)
-        setting = config.options.get("observability", "partial")
-        agent = Path(config.agent).stem if config.agent.endswith(".pt") else config.agent  # a checkpoint: its name
-        label = agent if setting not in rows.get(agent, {}) else f"{agent} ({out})"
-        rows.setdefault(label, {})[setting] = level_figures(chosen)
-    table_rows = [PaperRow(label, settings) for label, settings in rows.items()] + published_rows()
-    console.print(paper_table(table_rows, f"HandMeThat, {split or 'all splits'}"))
-    if json_out is not None:
-        json_out.write_text(json.dumps({"split": split, "rows": rows}, indent=1) + "\n")
-        console.print(f"figures written to {json_out}")
-
-
-def _baselines(loaded: list, json_out: Path | None) -> None:
-    """ALFRED's results tables over several runs (each labelled by its folder's name) beside the papers'."""
-    from homesim.evaluation.alfred.baselines import FOLDS, Run, baselines_tables
-    from homesim.evaluation.evaluate import summary_of
-
-    runs = []
-    for out, config, records in loaded:
-        if config.suite != "alfred":
-            console.print(f"[red]{out} is a {config.suite} evaluation:[/] --table baselines compares ALFRED runs")
-            raise typer.Exit(1)
-        runs.append(Run(out.name, summary_of(records, config)))
-        measured = set(runs[-1].summary["splits"]) | set(runs[-1].summary.get("subgoals", {}))  # episodes or sub-goals
-        if not measured & {s for splits in FOLDS.values() for s in splits}:
-            others = ", ".join(sorted(measured)) or "none"
-            console.print(f"[yellow]{out} has no seen or unseen split (ALFRED's valid_* or test_*), only: {others}[/]")
-    for table in baselines_tables(runs):
+    try:
+        tables, figures, notes = comparison.build(loaded, split)
+    except ValueError as e:
+        console.print(f"[red]{e}[/]")
+        raise typer.Exit(1) from e
+    for note in notes:
+        console.print(f"[yellow]{note}[/]")
+    for table in tables:
         console.print(table)
     if json_out is not None:
-        json_out.write_text(json.dumps({run.label: run.summary for run in runs}, indent=1) + "\n")
+        json_out.write_text(json.dumps(figures, indent=1) + "\n")
         console.print(f"figures written to {json_out}")

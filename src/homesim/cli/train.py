@@ -1,10 +1,10 @@
 """`homesim train`: one command for every suite's learned baselines; the suite is what `--data` holds (an
-ALFRED frames folder from `homesim alfred frames`, or HandMeThat episodes)."""
+ALFRED frames folder from `homesim alfred frames`, or HandMeThat episodes), and its trainer is the
+`homesim.trainers` entry point named after the suite."""
 
 from __future__ import annotations
 
-import importlib
-import json
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Annotated
 
@@ -13,33 +13,24 @@ from rich.table import Table
 
 from homesim.cli.common import app, console
 
-# suite -> "module:function(request) -> TrainResult", imported only when used: the CLI starts without torch
-TRAINERS: dict[str, str] = {
-    "alfred": "homesim.learning.alfred.train:train_alfred",
-    "handmethat": "homesim.learning.handmethat.train:train_handmethat",
-}
-FRAMES_FORMAT = "homesim-alfred-frames"
+TRAINERS = "homesim.trainers"  # entry points: suite -> a `learning.request.Trainer` (imported only when used)
 
 
-def suite_of_data(data: Path) -> str:
-    """The suite whose training data `data` is, or a ValueError saying what it holds instead."""
-    meta = data / "meta.json"
-    if meta.is_file():
-        try:
-            if json.loads(meta.read_text()).get("format") == FRAMES_FORMAT:
-                return "alfred"
-        except (OSError, json.JSONDecodeError, AttributeError):
-            pass
-    from homesim.datasets.folder import read_manifest
+def trainer_for(data: Path) -> tuple[str, object]:
+    """The suite whose training data `data` is, and its trainer; a ValueError saying what it holds instead."""
     from homesim.datasets.sources import kind_of
+    from homesim.errors import DataError
 
-    kind = kind_of(data)
-    if kind == "handmethat_files" or (kind == "dataset" and read_manifest(data)["suite"] == "handmethat"):
-        return "handmethat"
-    raise ValueError(
-        f"--data {data}: holds {kind.replace('_', ' ')}, not training data: give an ALFRED frames folder"
-        " (homesim alfred frames) or HandMeThat episodes"
-    )
+    trainers = {e.name: e.load() for e in entry_points(group=TRAINERS)}
+    for suite, trainer in sorted(trainers.items()):
+        if trainer.accepts(data):
+            return suite, trainer
+    try:
+        holds = kind_of(data).replace("_", " ")
+    except DataError as e:
+        holds = str(e)
+    wanted = " or ".join(t.data for _, t in sorted(trainers.items()))
+    raise ValueError(f"--data {data}: holds {holds}, not training data: give {wanted}")
 
 
 @app.command("train")
@@ -68,13 +59,10 @@ def train_command(
     from homesim.learning.loop import TrainConfig
     from homesim.learning.request import TrainRequest
 
-    suite = suite_of_data(data)
-    if suite not in TRAINERS:
-        raise ValueError(f"--data {data}: {suite} has no trainer yet")
+    suite, trainer = trainer_for(data)
     config = TrainConfig(epochs, max_steps, batch_size, lr, seed, checkpoint_every)
     request = TrainRequest(agent, data, out, config, ablation, dagger_rounds, episodes, layouts, workers, observability)
-    module, _, function = TRAINERS[suite].partition(":")
-    result = getattr(importlib.import_module(module), function)(request)
+    result = trainer.train(request)
     table = Table(title=f"{suite} {agent}: {out}")
     for column in ("optimisation steps", "epochs", "last loss", "seconds", "log"):
         table.add_column(column, justify="right")

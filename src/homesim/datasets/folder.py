@@ -5,8 +5,8 @@
       scenes/<scene id>.json   one `Scene.to_dict()` per scene the episodes use
       <split>.jsonl.gz         one episode per line: the suite's episode type's `to_dict()`
 
-A suite's episode type (`EPISODE_TYPES`) has `to_dict()`, `from_dict(data)` and `scene_id` (None for an
-episode that carries its own world, as HandMeThat's do).
+A suite's episode type (`EPISODE_TYPES`, by the `suite` each declares) has `to_dict()`, `from_dict(data)` and
+`scene_id` (None for an episode that carries its own world, as HandMeThat's do).
 
 Writing is deterministic (same episodes, same bytes: gzip without a timestamp).
 """
@@ -25,11 +25,7 @@ from homesim.tasks.objectnav import ObjectNavEpisode
 from homesim.world.scene import Scene
 
 FORMAT_VERSION = 1
-EPISODE_TYPES: dict[str, type] = {  # suite -> its episode type
-    "alfred": AlfredEpisode,
-    "handmethat": HandMeThatEpisode,
-    "objectnav": ObjectNavEpisode,
-}
+EPISODE_TYPES: dict[str, type] = {t.suite: t for t in (AlfredEpisode, HandMeThatEpisode, ObjectNavEpisode)}
 
 
 def _scene_ids(splits: Mapping[str, Sequence]) -> set[str]:
@@ -41,7 +37,7 @@ def write_dataset(
     splits: Mapping[str, Sequence],
     scenes: Mapping[str, Scene],
     source: dict,
-    suite: str = "alfred",
+    suite: str = AlfredEpisode.suite,
 ) -> None:
     out = Path(out)
     (out / "scenes").mkdir(parents=True, exist_ok=True)

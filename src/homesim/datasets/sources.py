@@ -12,7 +12,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from homesim.datasets.alfred.episode import AlfredEpisode
 from homesim.datasets.folder import is_dataset, read_dataset, read_manifest
+from homesim.datasets.handmethat.episode import HandMeThatEpisode
 from homesim.errors import DataError
 from homesim.world.scene import Scene
 
@@ -28,7 +30,7 @@ class Episodes:
 
     splits: dict[str, list]
     scenes: dict[str, Scene]
-    suite: str = "alfred"
+    suite: str = AlfredEpisode.suite
     skipped: list[DataError] = field(default_factory=list)
 
     def all(self) -> list:
@@ -97,7 +99,7 @@ def read_episodes(
 ) -> Episodes:
     """The episodes at `path` (only `split`, if given), whatever kind of source it is."""
     if path is None:
-        if suite not in (None, "alfred"):
+        if suite not in (None, AlfredEpisode.suite):
             raise DataError("(no path)", "--episodes", f"there are no built-in {suite} episodes: give a path")
         from homesim.datasets.alfred.builtin import builtin_episodes
 
@@ -117,14 +119,14 @@ def read_episodes(
         return Episodes(splits, scenes, read_manifest(path)["suite"])
     if kind == "handmethat_files":
         return _handmethat_episodes(path, split, suite)
-    if suite not in (None, "alfred"):
+    if suite not in (None, AlfredEpisode.suite):
         raise DataError(str(path), "(file)", f"holds ALFRED trajectories, not {suite} episodes")
     if layouts is None:
         raise DataError(str(path), "--layouts", "holds ALFRED trajectories: give --layouts, ALFRED's layout files")
     from homesim.datasets.alfred.importer import import_alfred
 
     splits, scenes, skipped = import_alfred(path, layouts, split)
-    return Episodes(splits, scenes, "alfred", skipped)
+    return Episodes(splits, scenes, AlfredEpisode.suite, skipped)
 
 
 def _handmethat_episodes(path: Path, split: str | None, suite: str | None) -> Episodes:
@@ -132,13 +134,13 @@ def _handmethat_episodes(path: Path, split: str | None, suite: str | None) -> Ep
     cannot be read are skipped and listed); their split is named after the folder."""
     from homesim.datasets.handmethat.files import read_handmethat_file, read_handmethat_files
 
-    if suite not in (None, "handmethat"):
+    if suite not in (None, HandMeThatEpisode.suite):
         raise DataError(str(path), "(file)", f"holds HandMeThat episodes, not {suite} episodes")
     name = path.name if path.is_dir() else path.parent.name
     if split not in (None, name):
         raise DataError(str(path), "--split", f"HandMeThat's files here make the split {name!r}, not {split!r}")
     if not path.is_dir():
-        return Episodes({name: [read_handmethat_file(path)]}, {}, "handmethat")
+        return Episodes({name: [read_handmethat_file(path)]}, {}, HandMeThatEpisode.suite)
     read = list(read_handmethat_files(path))
     episodes = [e for e in read if not isinstance(e, DataError)]
-    return Episodes({name: episodes}, {}, "handmethat", [e for e in read if isinstance(e, DataError)])
+    return Episodes({name: episodes}, {}, HandMeThatEpisode.suite, [e for e in read if isinstance(e, DataError)])

@@ -1,7 +1,7 @@
 """Evaluates an agent on a set of episodes, in one process or several, writing records as they finish.
 
-A suite (`homesim.evaluation.suites`) splits the episodes into work items (ALFRED: one per episode,
-annotation and, in sub-goal evaluation, sub-goal) and plays each into an episode record. Records are
+A suite (its registry entry, `homesim.evaluation.suites`) splits the episodes into work items (ALFRED: one
+per episode, annotation and, in sub-goal evaluation, sub-goal) and plays each into an episode record. Records are
 appended to `records.jsonl` the moment an episode finishes (an interrupted run keeps them all); at the
 end the file is rewritten in a fixed order, so that `--workers N` gives the same bytes as `--workers 1`. Every agent is rebuilt
 per worker and reset per episode; agents seed themselves from the episode, not from the order.
@@ -17,8 +17,7 @@ from pathlib import Path
 
 from homesim.evaluation.metrics import common_failure, summarize
 from homesim.evaluation.records import EpisodeRecord
-from homesim.evaluation.alfred.subgoals import summarize_subgoals
-from homesim.evaluation.suites import SuiteRunner, WorkItem, suite_named
+from homesim.evaluation.suites import DEFAULT, SuiteRunner, WorkItem, suite_named
 from homesim.parallel import Failed, Workers, run_chunks
 from homesim.world.scene import Scene
 
@@ -41,7 +40,7 @@ class EvaluationConfig:
     interaction: str = "oracle"  # or "mask": agents aim interactions with pixel masks
     pixels: tuple[str, ...] = ()  # egocentric images in the observations: rgb, depth, segmentation
     interface: str = "embodied"  # or "text": the ALFWorld-style text game over the same episodes
-    suite: str = "alfred"
+    suite: str = DEFAULT
     options: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -138,9 +137,9 @@ def evaluate(
 
 def summary_of(records: Sequence[EpisodeRecord], config: EvaluationConfig) -> dict:
     """Everything `summary.json` holds, from the records alone (so `homesim report` can recompute it)."""
-    summary = {"config": asdict(config), "splits": summarize(records, metrics=suite_named(config.suite).metrics)}
-    if config.suite == "alfred":
-        summary["subgoals"] = summarize_subgoals(records)
+    suite = suite_named(config.suite)
+    summary = {"config": asdict(config), "splits": summarize(records, metrics=suite.metrics)}
+    summary |= suite.summary_extras(records)
     warning = common_failure(records)
     return summary | ({"warning": warning} if warning else {})
 

@@ -12,6 +12,7 @@ keeps every record it finished.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -95,3 +96,38 @@ def read_records(path: str | Path) -> list[EpisodeRecord]:
             except (json.JSONDecodeError, TypeError) as e:
                 raise DataError(f"{path}:{number}", "(record)", f"not an episode record: {e}") from e
     return records
+
+
+class NotPlayable(ValueError):
+    """A record that cannot be played again, and why (one line)."""
+
+
+def is_records_file(path: Path) -> bool:
+    """Whether the file's first line is an episode record (a records.jsonl may hold just one)."""
+    with open(path, encoding="utf-8") as lines:
+        first = next((line for line in lines if line.strip()), "")
+    try:
+        data = json.loads(first)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(data, dict) and {"episode_id", "actions", "action_success"} <= data.keys()
+
+
+def read_record(path: Path, number: int) -> EpisodeRecord:
+    """The `number`-th record (1-based) of a records file."""
+    records = read_records(path)
+    if not 1 <= number <= len(records):
+        raise NotPlayable(f"--record {number}: {path} holds {len(records)} record(s)")
+    return records[number - 1]
+
+
+def find_recorded_episode(
+    record: EpisodeRecord, splits: Mapping[str, Sequence], source: str, id_of: Callable
+) -> object:
+    """The record's episode among the episodes the evaluation read (its own split first), by `id_of(episode)`."""
+    ordered = [splits.get(record.split, [])] + [episodes for name, episodes in splits.items() if name != record.split]
+    for episodes in ordered:
+        for episode in episodes:
+            if id_of(episode) == record.episode_id:
+                return episode
+    raise NotPlayable(f"episode {record.episode_id} (split {record.split}) is not in {source}")

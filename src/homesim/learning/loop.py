@@ -19,10 +19,8 @@ from pathlib import Path
 import torch
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from homesim.agents.learned import FORMAT, VERSION, load_checkpoint
 from homesim.errors import DataError
-
-FORMAT = "homesim-checkpoint"
-VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -57,22 +55,6 @@ class TrainResult:
 def epoch_generator(seed: int, epoch: int) -> torch.Generator:
     """The generator an epoch's batches are drawn with: the same (seed, epoch), the same batches."""
     return torch.Generator().manual_seed(seed * 1_000_003 + epoch)
-
-
-def load_checkpoint(path: str | Path) -> dict:
-    """A checkpoint written by `train`, checked; a missing, truncated or foreign file is one DataError."""
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(str(path), "(file)", "no such checkpoint")
-    try:
-        checkpoint = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:  # torch raises pickle, zip and runtime errors alike for a damaged file
-        raise DataError(str(path), "(file)", f"not a readable checkpoint ({type(e).__name__}: {e})") from None
-    if not isinstance(checkpoint, dict) or checkpoint.get("format") != FORMAT:
-        raise DataError(str(path), "format", f"not a homesim checkpoint (expected format {FORMAT!r})")
-    if checkpoint.get("version") != VERSION:
-        raise DataError(str(path), "version", f"expected version {VERSION}, got {checkpoint.get('version')!r}")
-    return checkpoint
 
 
 def _save(path: Path, checkpoint: dict) -> None:

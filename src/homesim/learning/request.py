@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from homesim.learning.loop import TrainConfig
+from homesim.learning.loop import TrainConfig, TrainResult
 
 
 @dataclass(frozen=True)
@@ -32,3 +33,13 @@ class TrainRequest:
             if getattr(self, name) != defaults[name]:
                 option = "--" + name.replace("_", "-")
                 raise ValueError(f"{option}: {suite}'s {self.agent} training has no use for it")
+
+
+@dataclass(frozen=True)
+class Trainer:
+    """A suite's trainer, as an entry point of the `homesim.trainers` group names it (after its suite)."""
+
+    data: str  # what its training data is, for messages ("an ALFRED frames folder (homesim alfred frames)")
+    accepts: Callable[[Path], bool]  # whether a path holds such data
+    train: Callable[[TrainRequest], TrainResult]
+    agents: tuple[str, ...]  # the learned agents it trains

@@ -16,8 +16,8 @@ import math
 from homesim.tasks.objectnav import ObjectNavEpisode, goal_field
 from homesim.world.objectnav.embodiment import LOCOBOT, Embodiment
 from homesim.world.objectnav.navgrid import NavGrid, nav_grid, nav_step
-from homesim.world.scene import Scene
 from homesim.world.objectnav.sight import seeing_orientations
+from homesim.world.scene import Scene
 from homesim.world.state import AgentState
 
 TIE = 1e-6  # metres: distances closer than this are equal

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import ClassVar
 
 import numpy as np
 
 from homesim.world.objectnav.embodiment import Embodiment
 from homesim.world.objectnav.navgrid import NavGrid
-from homesim.world.scene import Box, Scene
 from homesim.world.objectnav.sight import oracle_sees_from
+from homesim.world.scene import Box, Scene
 
 # Categories as the 2020 Habitat challenge names them (its 21 MP3D categories), those the catalog has:
 # category -> catalog classes.
@@ -85,6 +86,7 @@ class ObjectGoal:
 
 @dataclass(frozen=True)
 class ObjectNavEpisode:
+    suite: ClassVar[str] = "objectnav"  # the suite registry's name for it, as dataset.json spells it
     episode_id: str
     scene_id: str
     start_position: tuple[float, float]  # x, z on the lattice

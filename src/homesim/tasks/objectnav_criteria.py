@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from homesim.world.objectnav.navgrid import NavGrid, surface_distance
-from homesim.world.scene import Box
 from homesim.world.objectnav.sight import oracle_sees, sees
+from homesim.world.scene import Box
 from homesim.world.state import AgentState
 
 CRITERIA = ("intentionality", "validity", "proximity", "visibility", "oracle_visibility")

@@ -16,7 +16,16 @@ import math
 
 import numpy as np
 
-from homesim.agents.objectnav.occupancy import FREE, OCCUPIED, UNKNOWN, CameraModel, OccupancyMap, descend, inflate, wavefront
+from homesim.agents.objectnav.occupancy import (
+    FREE,
+    OCCUPIED,
+    UNKNOWN,
+    CameraModel,
+    OccupancyMap,
+    descend,
+    inflate,
+    wavefront,
+)
 from homesim.agents.protocol import AgentAction, TaskSpec
 
 # LoCoBot as in the CVPR 2020 challenges (what the robot knows of itself)

@@ -12,6 +12,7 @@ picked up, the geometric guess names the planner's receptacle for 94%.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import ClassVar
 
 from homesim.errors import DataError
 from homesim.scenes.alfred import fixed_box, initial_pickups, object_id, parse_object_id
@@ -26,6 +27,7 @@ PARENT_SEARCH_MARGIN = 0.3  # metres an object may lie outside a receptacle's ex
 
 @dataclass(frozen=True)
 class AlfredEpisode:
+    suite: ClassVar[str] = "alfred"  # the suite registry's name for it, as dataset.json spells it
     id: str
     scene_id: str
     initial_state: State

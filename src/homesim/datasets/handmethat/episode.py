@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
-from homesim.tasks.handmethat.task import Meaning, success_formula
 from homesim.tasks.handmethat.formula import Formula, parse
+from homesim.tasks.handmethat.task import Meaning, success_formula
 from homesim.world.handmethat import HmtAction, HmtState, step
 
 LEVELS = (1, 2, 3, 4)
@@ -73,6 +74,7 @@ def replay(state: HmtState, actions: Sequence[HmtAction]) -> HmtState:
 
 @dataclass(frozen=True)
 class HandMeThatEpisode:
+    suite: ClassVar[str] = "handmethat"  # the suite registry's name for it, as dataset.json spells it
     id: str
     initial_state: HmtState  # before the human's actions; robot and human on the floor, hands empty
     human_actions: tuple[HmtAction, ...]

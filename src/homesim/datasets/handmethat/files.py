@@ -16,8 +16,8 @@ from pathlib import Path
 
 from homesim.datasets.handmethat.episode import HandMeThatEpisode, HumanActionFailed, Objects, Reading
 from homesim.errors import DataError
-from homesim.tasks.handmethat.task import Meaning
 from homesim.tasks.handmethat.formula import FormulaError
+from homesim.tasks.handmethat.task import Meaning
 from homesim.world.handmethat import SCHEMAS, Agent, HmtAction, HmtState, Thing, handmethat_catalog
 from homesim.world.handmethat.catalog import ATTRIBUTE_ABILITY, COLORS, SIZES, STATE_ABILITY
 

@@ -39,9 +39,9 @@ from homesim.planning.handmethat.human import (
     requirements,
 )
 from homesim.planning.handmethat.relevance import relevance
-from homesim.tasks.handmethat.task import QUEST_TYPES
 from homesim.tasks.handmethat.formula import holds, parse
 from homesim.tasks.handmethat.goals import Goal, sample_goal
+from homesim.tasks.handmethat.task import QUEST_TYPES
 from homesim.world.handmethat import HmtAction
 from homesim.world.handmethat.helping import help_step, why_not_help
 from homesim.world.handmethat.sampling import sample_scene

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import os
 import random
-from itertools import chain
 from collections.abc import Mapping, Sequence
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -40,11 +40,11 @@ from homesim.datasets.alfred.episode import AlfredEpisode
 from homesim.datasets.alfred.importer import import_trajectories
 from homesim.datasets.alfred.trajectories import read_trajectories
 from homesim.datasets.sources import Episodes, kind_of, read_episodes
-from homesim.errors import DataError
+from homesim.envs.alfred.alfworld_facts import facts
 from homesim.envs.alfred.text import AlfredTextEnv
 from homesim.envs.alfred.text_expert import expert_command
-from homesim.envs.alfred.alfworld_facts import facts
 from homesim.envs.alfred.wording import LATEST
+from homesim.errors import DataError
 from homesim.planning.alfred.expert import Unrecoverable
 from homesim.world.scene import Scene
 

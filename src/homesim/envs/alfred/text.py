@@ -42,8 +42,8 @@ from homesim.datasets.alfred.episode import AlfredEpisode
 from homesim.envs.alfred.episodes import EpisodesOption, annotation_of, choose_episode, episodes_with_scenes
 from homesim.envs.alfred.wording import LATEST, NOTHING, Wording, goal_sentence
 from homesim.planning.alfred.expert import clean_actions
-from homesim.planning.poses import walk
 from homesim.planning.alfred.use_routes import UseRoutes
+from homesim.planning.poses import walk
 from homesim.tasks.alfred import goal_conditions
 from homesim.world import actions as A
 from homesim.world.actions import Action

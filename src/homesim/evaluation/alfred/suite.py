@@ -7,16 +7,23 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from homesim.agents.registry import load_agent
+from homesim.agents.expert_agent import ExpertAgent
+from homesim.agents.random_agent import RandomAgent
+from homesim.agents.registry import make_agent
 from homesim.datasets.alfred.episode import AlfredEpisode
 from homesim.envs.alfred.embodied import AlfredEnv
 from homesim.envs.alfred.text import AlfredTextEnv
+from homesim.evaluation.alfred.baselines import compare_runs
+from homesim.evaluation.alfred.subgoals import run_subgoal, summarize_subgoals
+from homesim.evaluation.alfred.text_runner import run_text_episode
+from homesim.evaluation.metrics import ALFRED_METRICS
 from homesim.evaluation.records import EpisodeRecord, unplayed_record
 from homesim.evaluation.runner import run_episode
-from homesim.evaluation.alfred.subgoals import run_subgoal
-from homesim.evaluation.alfred.text_runner import run_text_episode
+from homesim.evaluation.suite import Comparison, RecordDrawing, Suite
 from homesim.tasks.alfred import goal_conditions
 from homesim.world.scene import Scene
+
+INTERFACES = ("embodied", "text")  # ALFRED's actions, or ALFWorld's text game over the same episodes
 
 if TYPE_CHECKING:
     from homesim.evaluation.evaluate import EvaluationConfig
@@ -43,7 +50,7 @@ class AlfredRunner:
         self, splits: Mapping[str, Sequence[AlfredEpisode]], scenes: Mapping[str, Scene], config: EvaluationConfig
     ):
         self.splits, self.config = splits, config
-        self.agent = load_agent(config.agent, seed=config.seed, suite=config.suite)
+        self.agent = make_agent(config.agent, config.seed, ALFRED.agents, ALFRED.name)
         episodes = [e for split in splits.values() for e in split]
         # Sub-goal evaluation scores ALFRED's own sub-goals: there the expert replays the demonstration's
         # segment; the live expert would head for the whole task by its own route.
@@ -86,3 +93,50 @@ def failed_record(
         if subgoal is None
         else {"index": subgoal, "action": episode.subgoals[subgoal].action, "success": False},
     )
+
+
+def observation_text(observation: dict) -> str:
+    """What an ALFRED agent perceives, as text: the text game's own words, or, embodied, the goal, the
+    directives, the outcome of the last action and (oracle mode) the objects it can interact with."""
+    if "text" in observation:
+        return str(observation["text"])
+    lines = [f"Your task is to: {observation.get('goal', '')}"]
+    lines += [f"Step {i + 1}: {d}" for i, d in enumerate(observation.get("instructions") or ())]
+    if "last_action_success" in observation:
+        said = observation.get("last_action_message") or ""
+        lines.append(f"Last action: {'succeeded' if observation['last_action_success'] else 'failed'}. {said}".strip())
+    if "visible_objects" in observation:
+        lines.append(f"You see: {', '.join(observation['visible_objects']) or 'nothing you can reach'}.")
+    return "\n".join(lines)
+
+
+def _draw(path, number, episodes, layouts, out, fps) -> str:
+    from homesim.evaluation.alfred.playback import draw_record
+
+    return draw_record(path, number, episodes, layouts, out, fps)
+
+
+ALFRED = Suite(
+    name=AlfredEpisode.suite,
+    title="ALFRED",
+    env_ids=("homesim/ALFRED-v0", "homesim/ALFRED-Text-v0"),
+    episode_type=AlfredEpisode,
+    work_items=lambda splits, config: work_items(splits, config.subgoals),
+    runner=AlfredRunner,
+    failed=failed_record,
+    metrics=ALFRED_METRICS,
+    max_steps=1000,
+    max_fails=10,
+    agents={"random": RandomAgent, "expert": ExpertAgent},
+    summary_extras=lambda records: {"subgoals": summarize_subgoals(records)},
+    comparisons=(Comparison("baselines", "ALFRED's Tables 1, 3, 4 and A1", compare_runs),),
+    interfaces=INTERFACES,
+    pixels=("rgb", "depth", "segmentation", "semantic"),
+    interactions=("oracle", "mask"),
+    subgoals=True,
+    ablations=True,
+    # ALFRED's test files carry no goal, task type or plan ("we don't provide metadata for test scenes")
+    hidden=("goal", "expert_actions", "expert_subgoal_index", "subgoals"),
+    observation_text=observation_text,
+    drawing=RecordDrawing((".mp4", ".gif"), _draw),
+)

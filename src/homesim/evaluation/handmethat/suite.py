@@ -18,12 +18,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from homesim.agents.expert_agent import ExpertAgent
+from homesim.agents.handmethat_heuristic import HandMeThatHeuristicAgent
 from homesim.agents.protocol import Agent, AgentAction, TaskSpec
-from homesim.agents.registry import load_agent
+from homesim.agents.random_agent import RandomAgent
+from homesim.agents.registry import make_agent
 from homesim.datasets.handmethat.episode import HandMeThatEpisode
-from homesim.envs.handmethat import HandMeThatEnv
+from homesim.envs.handmethat import OBSERVABILITY, HandMeThatEnv
+from homesim.evaluation.handmethat.metrics import HANDMETHAT_METRICS
+from homesim.evaluation.handmethat.report import compare_runs, handmethat_table
 from homesim.evaluation.records import EpisodeRecord, unplayed_record
 from homesim.evaluation.runner import ask_agent, reset_agent
+from homesim.evaluation.suite import Comparison, OptionError, Suite
 
 if TYPE_CHECKING:
     from homesim.evaluation.evaluate import EvaluationConfig
@@ -114,7 +120,7 @@ class HandMeThatRunner:
         self, splits: Mapping[str, Sequence[HandMeThatEpisode]], scenes: Mapping, config: EvaluationConfig
     ) -> None:
         self.splits = splits
-        self.agent = load_agent(config.agent, seed=config.seed, suite="handmethat")
+        self.agent = make_agent(config.agent, config.seed, HANDMETHAT.agents, HANDMETHAT.name)
         episodes = [e for split in splits.values() for e in split]
         observability = config.options.get("observability", "partial")
         self.env = HandMeThatEnv(episodes, observability=observability, max_steps=config.max_steps)
@@ -142,3 +148,42 @@ def failed_record(
         commands=0,
         measures=_measures(episode, info),
     )
+
+
+def options(given: Mapping[str, object], own: Mapping[str, object]) -> dict:
+    """`--observability`: partial (the robot sees its location only; the default) or full; a checkpoint plays
+    in the game it learned."""
+    trained = own.get("observability")
+    if trained is not None and given.get("observability") not in (None, trained):
+        raise OptionError(
+            "observability", f"trained in the {trained} game, it plays there: give {trained} or leave it out"
+        )
+    observability = given.get("observability") or trained or "partial"
+    if observability not in OBSERVABILITY:
+        raise OptionError("observability", f"{observability!r}: use partial or full")
+    return {"observability": observability}
+
+
+HANDMETHAT = Suite(
+    name=HandMeThatEpisode.suite,
+    title="HandMeThat",
+    env_ids=("homesim/HandMeThat-v0",),
+    episode_type=HandMeThatEpisode,
+    work_items=work_items,
+    runner=HandMeThatRunner,
+    failed=failed_record,
+    metrics=HANDMETHAT_METRICS,
+    max_steps=40,
+    max_fails=None,
+    # the random baseline: a random admissible command; the expert: the live planner's next command; the
+    # heuristic: their paper's (ground the request, prefer the kinds the human handled, one trial)
+    agents={"random": RandomAgent, "expert": ExpertAgent, "heuristic": HandMeThatHeuristicAgent},
+    table=handmethat_table,
+    comparisons=(Comparison("handmethat", "the paper's Tables 2 and 3", compare_runs),),
+    interfaces=("text",),
+    options=options,
+    option_names=("observability",),
+    # the human's hidden goal and what the request means are what the robot must work out
+    hidden=("goal", "subgoal", "meaning", "objects_in_meaning", "level", "demo_actions", "reading"),
+    observation_text=lambda observation: str(observation["text"]),
+)

@@ -10,14 +10,20 @@ expert's next action when it sets `needs_expert_hints`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from homesim.agents.objectnav.frontier import FrontierAgent
+from homesim.agents.objectnav.simple import ObjectNavExpertAgent, ObjectNavRandomAgent
 from homesim.agents.protocol import AgentAction, TaskSpec
-from homesim.agents.registry import load_agent
-from homesim.envs.objectnav import ObjectNavEnv, episode_measures
+from homesim.agents.registry import make_agent
+from homesim.envs.objectnav import CATEGORY_NAMES, ObjectNavEnv, episode_measures
+from homesim.evaluation.objectnav.metrics import OBJECTNAV_METRICS
+from homesim.evaluation.objectnav.report import objectnav_table
 from homesim.evaluation.records import EpisodeRecord, unplayed_record
 from homesim.evaluation.runner import ask_agent, reset_agent
+from homesim.evaluation.suite import OptionError, RecordDrawing, Suite
 from homesim.tasks.objectnav import ObjectNavEpisode
 from homesim.tasks.objectnav_criteria import CRITERIA, DEFAULT_CRITERIA, SUCCESS_DISTANCE, parse_criteria
 from homesim.world.scene import Scene
@@ -58,7 +64,7 @@ class ObjectNavRunner:
     ):
         self.splits, self.config = splits, config
         options = objectnav_options(**config.options)
-        self.agent = load_agent(config.agent, seed=config.seed, suite="objectnav")
+        self.agent = make_agent(config.agent, config.seed, OBJECTNAV.agents, OBJECTNAV.name)
         pixels = tuple(dict.fromkeys((*config.pixels, *getattr(self.agent, "observations", ()))))
         self.hints = bool(getattr(self.agent, "needs_expert_hints", False))
         episodes = [e for split in splits.values() for e in split]
@@ -129,3 +135,54 @@ def failed_record(
         "objectnav",
         measures=episode_measures(episode, criteria, DEFAULT_CRITERIA, episode.geodesic_distance, 0.0, 0),
     )
+
+
+def options(given: Mapping[str, object], own: Mapping[str, object]) -> dict:
+    """`--criteria` and `--success-distance`, checked."""
+    try:
+        return objectnav_options(
+            given.get("criteria") or DEFAULT_CRITERIA, given.get("success_distance") or SUCCESS_DISTANCE
+        )
+    except ValueError as e:
+        raise OptionError("criteria", str(e)) from e
+
+
+def observation_text(observation: dict) -> str:
+    """What the robot perceives, as text: its goal and where GPS+Compass put it (x ahead and y right of its
+    start, metres; its heading, degrees left of its start's)."""
+    ahead, right = (float(v) for v in observation["gps"])
+    heading = math.degrees(float(observation["compass"][0]))
+    return (
+        f"Find a {CATEGORY_NAMES[int(observation['objectgoal'])]}.\n"
+        f"You are {ahead:.2f} m ahead of and {right:.2f} m right of where you started, facing {heading:.0f} degrees"
+        " from your start's heading."
+    )
+
+
+def _draw(path, number, episodes, layouts, out, fps) -> str:
+    from homesim.evaluation.objectnav.playback import draw_record
+
+    return draw_record(path, number, episodes, out, fps)
+
+
+OBJECTNAV = Suite(
+    name=ObjectNavEpisode.suite,
+    title="ObjectNav",
+    env_ids=("homesim/ObjectNav-v0",),
+    episode_type=ObjectNavEpisode,
+    work_items=work_items,
+    runner=ObjectNavRunner,
+    failed=failed_record,
+    metrics=OBJECTNAV_METRICS,
+    max_steps=500,
+    max_fails=None,
+    agents={"expert": ObjectNavExpertAgent, "random": ObjectNavRandomAgent, "frontier": FrontierAgent},
+    table=objectnav_table,
+    pixels=("rgb", "depth", "semantic"),
+    options=options,
+    option_names=("criteria", "success_distance"),
+    # a challenge's agents get the start and the category only: where the goals are and how far is its secret
+    hidden=("goals", "geodesic_distance", "euclidean_distance", "difficulty", "reference_actions"),
+    observation_text=observation_text,
+    drawing=RecordDrawing((".mp4", ".gif", ".png"), _draw),
+)

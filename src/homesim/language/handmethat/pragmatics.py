@@ -27,16 +27,16 @@ from homesim.language.handmethat.utterances import (
     KINDS,
     Objects,
     features,
+    literal_semantics,
     matches,
     meaning_cost,
-    literal_semantics,
     meanings,
     objects_of,
     utterance_cost,
 )
 from homesim.language.rsa import listen, speaker
-from homesim.tasks.handmethat.task import Meaning
 from homesim.tasks.handmethat.levels import level_of
+from homesim.tasks.handmethat.task import Meaning
 from homesim.world.handmethat.helping import Help, help_step, why_not_help
 from homesim.world.handmethat.state import HmtState
 

@@ -12,6 +12,7 @@ every piece is resumable, so the command run again after a kill carries on.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,10 +24,11 @@ from homesim.datasets.sources import read_episodes
 from homesim.learning.alfred.agent import seq2seq_agent
 from homesim.learning.alfred.dagger import collect_round
 from homesim.learning.alfred.data import AlfredFrames, collate, read_meta, trajectory_texts
-from homesim.learning.loop import TrainResult, load_checkpoint, train
+from homesim.learning.alfred.frames import FORMAT
 from homesim.learning.alfred.moca import Moca, MocaConfig, moca_loss
-from homesim.learning.request import TrainRequest
 from homesim.learning.alfred.seq2seq import Seq2Seq, Seq2SeqConfig, language_ids, seq2seq_loss
+from homesim.learning.loop import TrainResult, load_checkpoint, train
+from homesim.learning.request import Trainer, TrainRequest
 from homesim.learning.vocab import Vocab
 
 MODELS = ("seq2seq", "seq2seq_pm", "moca")
@@ -115,3 +117,14 @@ def train_alfred(request: TrainRequest) -> TrainResult:
         out = request.out if k == request.dagger_rounds else side / f"round-{k}.pt"
         result, previous = _train(request, config, vocab, folders, out, previous), out
     return result
+
+
+def is_frames_folder(data: Path) -> bool:
+    """Whether `data` is a frames folder (`homesim alfred frames`), complete or not."""
+    try:
+        return json.loads((data / "meta.json").read_text()).get("format") == FORMAT
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+        return False
+
+
+TRAINER = Trainer("an ALFRED frames folder (homesim alfred frames)", is_frames_folder, train_alfred, tuple(MODELS))

@@ -10,16 +10,19 @@ training episodes (for DRRN too, which uses nothing else of them).
 from __future__ import annotations
 
 from dataclasses import asdict
+from pathlib import Path
 
 import torch
 
-from homesim.datasets.sources import read_episodes
+from homesim.datasets.folder import read_manifest
+from homesim.datasets.handmethat.episode import HandMeThatEpisode
+from homesim.datasets.sources import kind_of, read_episodes
 from homesim.envs.handmethat import OBSERVABILITY
-from homesim.learning.handmethat import drrn as drrn
-from homesim.learning.handmethat import seq2seq as seq2seq
+from homesim.errors import DataError
+from homesim.learning.handmethat import drrn, seq2seq
 from homesim.learning.handmethat.data import demonstrations, texts_of
 from homesim.learning.loop import TrainResult, train
-from homesim.learning.request import TrainRequest
+from homesim.learning.request import Trainer, TrainRequest
 from homesim.learning.vocab import Vocab
 
 AGENTS = (*seq2seq.ORACLE_OF, "drrn")
@@ -76,3 +79,17 @@ def train_handmethat(request: TrainRequest) -> TrainResult:
         model, seq2seq.imitation_loss, lambda epoch, g: seq2seq.batches_of(examples, config.batch_size, g),
         request.out, config, describe, label,
     )  # fmt: skip
+
+
+def holds_episodes(data: Path) -> bool:
+    """Whether `data` holds HandMeThat episodes: the authors' files, or a homesim dataset folder of them."""
+    try:
+        kind = kind_of(data)
+        return kind == "handmethat_files" or (
+            kind == "dataset" and read_manifest(data)["suite"] == HandMeThatEpisode.suite
+        )
+    except DataError:
+        return False
+
+
+TRAINER = Trainer("HandMeThat episodes", holds_episodes, train_handmethat, AGENTS)

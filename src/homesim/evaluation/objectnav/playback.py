@@ -1,4 +1,4 @@
-"""`homesim render-episode` for ObjectNav records: the record's actions played again in its episode, each
+"""ObjectNav's `Suite.drawing` (`homesim render-episode` on its records): the record's actions played again in its episode, each
 frame the robot's view beside the navigation map (the goal instances, their view points, the shortest
 path from the start, the path so far), the last frame with the record's verdict; or, for an `--out`
 ending in .png, the final map alone."""
@@ -10,8 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from homesim.cli.record_playback import NotPlayable
-from homesim.evaluation.records import EpisodeRecord
+from homesim.evaluation.records import EpisodeRecord, find_recorded_episode, read_record
 from homesim.render.renderer import Renderer
 from homesim.render.topdown import (
     AGENT_COLOUR,
@@ -23,7 +22,7 @@ from homesim.render.topdown import (
     navigation_map,
     save_map,
 )
-from homesim.render.video import compose
+from homesim.render.video import compose, write_video
 from homesim.tasks.objectnav import ObjectNavEpisode, embodied_scene
 from homesim.world.objectnav.embodiment import LOCOBOT
 from homesim.world.objectnav.navgrid import ACTIONS, nav_grid, nav_step
@@ -38,17 +37,6 @@ LEGEND = (
     ("start", START_COLOUR),
     ("agent and its view", AGENT_COLOUR),
 )
-
-
-def find_objectnav_episode(
-    record: EpisodeRecord, splits: dict, scenes: dict, source: str
-) -> tuple[ObjectNavEpisode, Scene]:
-    ordered = [splits.get(record.split, [])] + [e for name, e in splits.items() if name != record.split]
-    for episodes in ordered:
-        for episode in episodes:
-            if episode.episode_id == record.episode_id:
-                return episode, scenes[episode.scene_id]
-    raise NotPlayable(f"episode {record.episode_id} (split {record.split}) is not in {source}")
 
 
 def _poses(scene: Scene, episode: ObjectNavEpisode, actions: list[str | None]) -> list[tuple[AgentState, str, bool]]:
@@ -103,3 +91,27 @@ def write_objectnav_map(out: Path, scene: Scene, episode: ObjectNavEpisode, reco
     poses = _poses(scene, episode, actions)
     shortest = _trail(_poses(scene, episode, list(episode.reference_actions)))
     save_map(out, _map(scene, episode, shortest, _trail(poses), poses[-1][0]))
+
+
+def draw_record(path: Path, number: int, episodes: Path | None, out: Path, fps: float) -> str:
+    """The `number`-th record of a records.jsonl as a video of the robot's view and the navigation map, or
+    (`out` ending in .png) the final map; what was written, in one line."""
+    from homesim.datasets.objectnav.builtin import builtin_objectnav
+    from homesim.datasets.sources import read_episodes
+
+    played = read_record(path, number)
+    if episodes is None:
+        built, scenes = builtin_objectnav()
+        splits, source = {played.split: built}, "the built-in episodes (give --episodes, the source evaluate read)"
+    else:
+        read = read_episodes(episodes, None, None, "objectnav")
+        splits, scenes, source = read.splits, read.scenes, str(episodes)
+    episode = find_recorded_episode(played, splits, source, lambda e: e.episode_id)
+    world = scenes[episode.scene_id]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if out.suffix.lower() == ".png":
+        write_objectnav_map(out, world, episode, played)
+        return f"the map of {episode.episode_id} (record {number} of {path}) written to {out}"
+    with Renderer(**LOCOBOT.renderer_settings()) as renderer:
+        count = write_video(out, objectnav_frames(world, episode, played, renderer), fps)
+    return f"{count} frames of {episode.episode_id} (record {number} of {path}) in {world.id} written to {out}"

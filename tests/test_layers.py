@@ -1,0 +1,40 @@
+"""The layers import downward only, as the README's diagram draws them: a module may import its own layer
+and the layers below it, never one above (function-level imports included)."""
+
+import re
+from pathlib import Path
+
+import homesim
+
+# lowest first; a layer may import any layer of a lower rank
+RANKS = {
+    "errors": 0, "parallel": 0,
+    "world": 1,
+    "render": 2, "scenes": 2, "tasks": 2,
+    "planning": 3, "language": 3,
+    "datasets": 4,
+    "envs": 5,
+    "agents": 6,
+    "evaluation": 7,
+    "learning": 8,
+    "cli": 9,
+    "__main__": 10,
+}  # fmt: skip
+IMPORT = re.compile(r"^\s*(?:from|import) homesim\.(\w+)", re.M)
+
+
+def test_every_import_points_downward():
+    root = Path(homesim.__file__).parent
+    upward = []
+    for path in sorted(root.rglob("*.py")):
+        relative = path.relative_to(root)
+        if relative.name == "__init__.py" and len(relative.parts) == 1:
+            continue
+        layer = relative.parts[0].removesuffix(".py")
+        for imported in IMPORT.findall(path.read_text()):
+            if imported != layer and RANKS[imported] >= RANKS[layer]:
+                upward.append(f"{relative} imports homesim.{imported}")
+    assert upward == []
+    assert set(RANKS) >= {p.name.removesuffix(".py") for p in root.iterdir() if not p.name.startswith("__init")} - {
+        "__pycache__"
+    }
