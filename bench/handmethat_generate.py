@@ -24,8 +24,8 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
-from homesim.datasets.handmethat import generate as generation
 from homesim.datasets.folder import write_dataset
+from homesim.datasets.handmethat import generate as generation
 from homesim.parallel import Workers
 
 THEIRS_SECONDS_PER_EPISODE = 50.0  # the authors' generator here: 40-60 s per accepted episode

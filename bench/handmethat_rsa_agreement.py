@@ -28,8 +28,8 @@ from homesim.language.handmethat.pragmatics import help_values, pragmatics, usef
 from homesim.language.handmethat.utterances import objects_of
 from homesim.planning.handmethat.ff import RelaxedTask
 from homesim.planning.handmethat.relevance import relevance
-from homesim.tasks.handmethat.task import Meaning
 from homesim.tasks.handmethat.levels import level_of
+from homesim.tasks.handmethat.task import Meaning
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "handmethat" / "samples"
 SETS = {"meaning": "_objects_in_meaning", "utterance": "_objects_in_utterance", "rsa": "_objects_in_rsa_meaning"}

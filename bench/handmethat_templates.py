@@ -9,8 +9,8 @@ reach on these scenes (or whose goals hold at the start, or whose plans have no 
 from __future__ import annotations
 
 import argparse
-import json
 import copy
+import json
 import time
 from collections import Counter, defaultdict
 

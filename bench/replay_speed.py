@@ -15,8 +15,8 @@ from rich.console import Console
 from rich.table import Table
 
 from homesim.datasets.alfred.importer import import_trajectories
-from homesim.datasets.alfred.trajectories import read_trajectories
 from homesim.datasets.alfred.replay import replay_episode
+from homesim.datasets.alfred.trajectories import read_trajectories
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "alfred"
 
