@@ -16,9 +16,10 @@ RANKS = {
     "envs": 5,
     "agents": 6,
     "evaluation": 7,
-    "learning": 8,
-    "cli": 9,
-    "__main__": 10,
+    "learning": 8, "server": 8,
+    "web": 9,
+    "cli": 10,
+    "__main__": 11,
 }  # fmt: skip
 IMPORT = re.compile(r"^\s*(?:from|import) homesim\.(\w+)", re.M)
 

@@ -8,6 +8,7 @@ from homesim.cli import (  # noqa: F401  (registers the sub-commands)
     handmethat_generate,
     objectnav_generate,
     render,
+    server,
     train,
 )
 from homesim.cli.common import app

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from homesim.agents.replay import ActionFile
 from homesim.errors import DataError
 
 MASK_PREFIX = "mask:"  # a mask target as a record writes it: "mask:<pixels>" (only its size is kept)
@@ -131,3 +132,14 @@ def find_recorded_episode(
             if id_of(episode) == record.episode_id:
                 return episode
     raise NotPlayable(f"episode {record.episode_id} (split {record.split}) is not in {source}")
+
+
+def action_file_of(records: Sequence[EpisodeRecord], suite: str, stop: str) -> ActionFile:
+    """What the records' agent did, as an action file that plays it again (`stop` after a record that stopped);
+    sub-goal records (which begin after the expert's prefix) cannot be."""
+    episodes = {}
+    for r in records:
+        if r.subgoal is not None:
+            raise ValueError(f"{r.episode_id}: a sub-goal evaluation's record, not a whole episode's")
+        episodes[r.episode_id, r.annotation] = tuple(tuple(a) for a in r.actions) + ((stop,) if r.stopped else ())
+    return ActionFile(suite, episodes)

@@ -88,8 +88,11 @@ class Suite:
     metrics: MetricSet  # its summary figures, from records alone
     max_steps: int  # its protocol's step limit
     max_fails: int | None  # failed actions that end an episode (None: they do not)
+    stop_action: str = "Stop"  # what an agent answers to end an episode (an action file's agent, past its end)
     agents: Mapping[str, Callable[..., Any]] = field(default_factory=dict)  # built-in agents by name, made with seed=
     table: Callable[[dict, str], Table] = splits_table  # one run's summary as a table, under a title
+    leaderboard: tuple[str, ...] = ()  # the summary's figures a leaderboard shows; the first ranks (higher is better)
+    breakdowns: tuple[str, ...] = ()  # the summary's per-kind figures a submission's page shows (by_task_type...)
     summary_extras: Callable[[Sequence[EpisodeRecord]], dict] = _no_extras  # more of summary.json, from records
     comparisons: tuple[Comparison, ...] = ()  # tables comparing runs
     interfaces: tuple[str, ...] = ("embodied",)  # how agents play it (--interface); the first is the default

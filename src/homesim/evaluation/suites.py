@@ -25,7 +25,7 @@ def suite_named(name: str) -> Suite:
 
 
 def load_agent(spec: str, seed: int = 0, suite: str = DEFAULT) -> Agent:
-    """An agent for `suite`: one of its built-in agents by name, a `homesim train` checkpoint (`*.pt`) or
-    `module:Class` (called with `seed=`)."""
+    """An agent for `suite`: one of its built-in agents by name, a `homesim train` checkpoint (`*.pt`), an
+    action file (`*.json`) or `module:Class` (called with `seed=`)."""
     entry = suite_named(suite)
-    return make_agent(spec, seed, entry.agents, entry.name)
+    return make_agent(spec, seed, entry.agents, entry.name, entry.stop_action)

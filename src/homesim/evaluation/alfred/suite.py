@@ -50,7 +50,7 @@ class AlfredRunner:
         self, splits: Mapping[str, Sequence[AlfredEpisode]], scenes: Mapping[str, Scene], config: EvaluationConfig
     ):
         self.splits, self.config = splits, config
-        self.agent = make_agent(config.agent, config.seed, ALFRED.agents, ALFRED.name)
+        self.agent = make_agent(config.agent, config.seed, ALFRED.agents, ALFRED.name, ALFRED.stop_action)
         episodes = [e for split in splits.values() for e in split]
         # Sub-goal evaluation scores ALFRED's own sub-goals: there the expert replays the demonstration's
         # segment; the live expert would head for the whole task by its own route.
@@ -125,6 +125,8 @@ ALFRED = Suite(
     runner=AlfredRunner,
     failed=failed_record,
     metrics=ALFRED_METRICS,
+    leaderboard=("task_success", "plw_task_success", "goal_condition_success", "plw_goal_condition_success"),
+    breakdowns=("by_task_type",),
     max_steps=1000,
     max_fails=10,
     agents={"random": RandomAgent, "expert": ExpertAgent},

@@ -120,7 +120,7 @@ class HandMeThatRunner:
         self, splits: Mapping[str, Sequence[HandMeThatEpisode]], scenes: Mapping, config: EvaluationConfig
     ) -> None:
         self.splits = splits
-        self.agent = make_agent(config.agent, config.seed, HANDMETHAT.agents, HANDMETHAT.name)
+        self.agent = make_agent(config.agent, config.seed, HANDMETHAT.agents, HANDMETHAT.name, HANDMETHAT.stop_action)
         episodes = [e for split in splits.values() for e in split]
         observability = config.options.get("observability", "partial")
         self.env = HandMeThatEnv(episodes, observability=observability, max_steps=config.max_steps)
@@ -173,6 +173,8 @@ HANDMETHAT = Suite(
     runner=HandMeThatRunner,
     failed=failed_record,
     metrics=HANDMETHAT_METRICS,
+    leaderboard=("score", "success_rate", "moves_in_success"),
+    breakdowns=("by_level", "by_quest_type"),
     max_steps=40,
     max_fails=None,
     # the random baseline: a random admissible command; the expert: the live planner's next command; the

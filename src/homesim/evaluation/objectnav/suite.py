@@ -64,7 +64,7 @@ class ObjectNavRunner:
     ):
         self.splits, self.config = splits, config
         options = objectnav_options(**config.options)
-        self.agent = make_agent(config.agent, config.seed, OBJECTNAV.agents, OBJECTNAV.name)
+        self.agent = make_agent(config.agent, config.seed, OBJECTNAV.agents, OBJECTNAV.name, OBJECTNAV.stop_action)
         pixels = tuple(dict.fromkeys((*config.pixels, *getattr(self.agent, "observations", ()))))
         self.hints = bool(getattr(self.agent, "needs_expert_hints", False))
         episodes = [e for split in splits.values() for e in split]
@@ -174,8 +174,11 @@ OBJECTNAV = Suite(
     runner=ObjectNavRunner,
     failed=failed_record,
     metrics=OBJECTNAV_METRICS,
+    leaderboard=("spl", "success", "soft_spl", "distance_to_goal"),
+    breakdowns=("by_difficulty", "by_category"),
     max_steps=500,
     max_fails=None,
+    stop_action="STOP",
     agents={"expert": ObjectNavExpertAgent, "random": ObjectNavRandomAgent, "frontier": FrontierAgent},
     table=objectnav_table,
     pixels=("rgb", "depth", "semantic"),

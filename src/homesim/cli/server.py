@@ -1,0 +1,205 @@
+"""`homesim serve`, `homesim challenge ...` and `homesim submit`: hosting a challenge and taking part in one.
+
+    homesim challenge create --slug alfred-2026 --title "..." --episodes DATASET --split test_seen --phases objectnav-2020
+    homesim challenge team --name "my lab"                  # prints the team's token, once
+    homesim challenge public-split --challenge alfred-2026 --out public/
+    homesim serve                                           # pages, API and a scoring worker on 127.0.0.1
+    homesim challenge actions out/eval --out actions.json   # what an evaluation's agent did, as a results file
+    homesim submit --server http://127.0.0.1:8000 --token T --challenge alfred-2026 --phase test --file actions.json --method "My agent"
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from homesim.cli.common import app, console, group
+
+challenge_app = group("challenge", "Host a challenge: create it, add teams, hand out the public split, score.")
+DbOption = Annotated[str, typer.Option("--db", help="the database URL (PostgreSQL: postgresql+psycopg://...)")]
+DEFAULT_DB = "sqlite:///homesim-server.db"
+
+
+def _sessions(db: str):
+    from homesim.server.db import connect, migrate, sessions
+
+    engine = connect(db)
+    migrate(engine)
+    return sessions(engine)
+
+
+@challenge_app.command("create")
+def create(
+    slug: Annotated[str, typer.Option(help="the challenge's name in addresses: lower case, digits, dashes")],
+    title: Annotated[str, typer.Option(help="its title on the pages")],
+    episodes: Annotated[Path, typer.Option(exists=True, help="the test episodes: a dataset folder, or what evaluate reads")],
+    split: Annotated[str | None, typer.Option(help="the split every phase scores on (default: the first)")] = None,
+    layouts: Annotated[Path | None, typer.Option(exists=True, file_okay=False, help="ALFRED layout files")] = None,
+    phases: Annotated[str, typer.Option(help="phase preset: open (one phase, no limits) or objectnav-2020")] = "open",
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Create a challenge: its test episodes (hidden parts included) go into the database."""
+    from homesim.datasets.sources import read_episodes
+    from homesim.evaluation.suites import suite_named
+    from homesim.server.challenges import create_challenge
+
+    source = read_episodes(episodes, layouts, None)
+    with _sessions(db).begin() as session:
+        challenge = create_challenge(
+            session, slug, title, suite_named(source.suite), source.splits, source.scenes, phases, split
+        )
+        names = ", ".join(p.slug for p in challenge.phases)
+    console.print(f"challenge {slug} ({source.suite}) created with phases {names}")
+
+
+@challenge_app.command("team")
+def team(
+    name: Annotated[str, typer.Option(help="the team's name")],
+    host: Annotated[bool, typer.Option("--host", help="a host: sees everything, may hide, rescore, delete")] = False,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Add a team (or a host) and print its token: it is shown this once and kept only as a hash."""
+    from homesim.server.challenges import add_team
+
+    with _sessions(db).begin() as session:
+        token = add_team(session, name, host)
+    console.print(f"{'host' if host else 'team'} {name}: token {token}", highlight=False)
+
+
+@challenge_app.command("public-split")
+def public_split(
+    challenge: Annotated[str, typer.Option(help="the challenge's slug")],
+    out: Annotated[Path, typer.Option(help="the folder to write")],
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Write what a participant gets: each episode as an agent may see it, the scenes, the rules."""
+    from sqlalchemy import select
+
+    from homesim.server.challenges import ChallengeError
+    from homesim.server.challenges import public_split as write_public
+    from homesim.server.models import Challenge
+
+    with _sessions(db)() as session:
+        found = session.scalar(select(Challenge).where(Challenge.slug == challenge))
+        if found is None:
+            raise ChallengeError(f"no challenge {challenge!r}")
+        count = write_public(session, found, out)
+    console.print(f"{count} public episodes of {challenge} written to {out}/")
+
+
+@challenge_app.command("actions")
+def actions(
+    run: Annotated[Path, typer.Argument(exists=True, help="an evaluation's folder (records.jsonl, run.json)")],
+    out: Annotated[Path, typer.Option(help="the action file to write")],
+) -> None:
+    """What an evaluation's agent did in each episode, as an action file (a challenge's results file)."""
+    from homesim.evaluation.evaluate import read_run
+    from homesim.evaluation.records import action_file_of, read_records
+    from homesim.evaluation.suites import suite_named
+
+    folder = run if run.is_dir() else run.parent
+    suite = suite_named(read_run(folder).suite)
+    action_file = action_file_of(read_records(folder / "records.jsonl"), suite.name, suite.stop_action)
+    out.write_text(action_file.to_json())
+    console.print(f"the actions of {len(action_file.episodes)} episodes written to {out}")
+
+
+def _score_forever(sessions, stop: threading.Event, poll: float, lease: float | None = None) -> None:
+    from datetime import timedelta
+
+    from homesim.server.submissions import LEASE, work_once, worker_name
+
+    name = f"{worker_name()}:{threading.get_ident()}"
+    held = LEASE if lease is None else timedelta(seconds=lease)
+    while not stop.is_set():
+        if work_once(sessions, name, held) is None:
+            stop.wait(poll)
+
+
+@challenge_app.command("worker")
+def worker(
+    db: DbOption = DEFAULT_DB,
+    poll: Annotated[float, typer.Option(min=0.05, help="seconds between looks for work when there is none")] = 1.0,
+    lease: Annotated[
+        float, typer.Option(min=1.0, help="seconds a claim lasts: a worker that dies is replaced after this")
+    ] = 600.0,
+) -> None:
+    """Score submissions as they come (run as many as you like, on any machine that reaches the database)."""
+    console.print(f"scoring submissions from {db}; Ctrl-C stops", highlight=False)
+    try:
+        _score_forever(_sessions(db), threading.Event(), poll, lease)
+    except KeyboardInterrupt:
+        console.print("stopped; a submission being scored goes back to the queue when its lease runs out")
+
+
+def _free_port(host: str) -> int:
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        return probe.getsockname()[1]
+
+
+@app.command("serve")
+def serve(
+    db: DbOption = DEFAULT_DB,
+    host: Annotated[str, typer.Option(help="the address to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="the port (0: a free one)")] = 0,
+    demo: Annotated[bool, typer.Option("--demo", help="add a demo challenge per suite, with baselines")] = False,
+    scorers: Annotated[int, typer.Option(min=0, help="scoring workers in this process")] = 1,
+) -> None:
+    """Serve the challenges' pages and API, with scoring workers; prints the address."""
+    import uvicorn
+
+    from homesim.server.demo import create_demo
+    from homesim.web.app import create_app
+
+    sessions = _sessions(db)
+    if demo:
+        token = create_demo(sessions)
+        if token:
+            console.print(f"demo challenges created; the host's token: {token}", highlight=False)
+    stop = threading.Event()
+    threads = [threading.Thread(target=_score_forever, args=(sessions, stop, 0.5), daemon=True) for _ in range(scorers)]
+    for thread in threads:
+        thread.start()
+    port = port or _free_port(host)
+    console.print(f"homesim challenges at http://{host}:{port}/ (Ctrl-C stops)", highlight=False)
+    try:
+        uvicorn.run(create_app(sessions), host=host, port=port, log_level="warning")
+    finally:
+        stop.set()
+
+
+@app.command("submit")
+def submit_command(
+    server: Annotated[str, typer.Option(help="the challenge server's address, http://host:port")],
+    token: Annotated[str, typer.Option(envvar="HOMESIM_TOKEN", help="your team's token (or $HOMESIM_TOKEN)")],
+    challenge: Annotated[str, typer.Option(help="the challenge's slug")],
+    phase: Annotated[str, typer.Option(help="the phase's slug")],
+    file: Annotated[Path, typer.Option(exists=True, dir_okay=False, help="the action file")],
+    method: Annotated[str, typer.Option(help="your method's name on the leaderboard")],
+    paper_url: Annotated[str, typer.Option(help="a link to the paper")] = "",
+) -> None:
+    """Submit an action file to a challenge's phase and print the submission's address."""
+    import httpx
+
+    try:
+        actions = json.loads(file.read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{file}: not JSON ({e})") from None
+    body = {"method": method, "paper_url": paper_url, "actions": actions}
+    url = f"{server.rstrip('/')}/api/challenges/{challenge}/{phase}/submissions"
+    try:
+        answer = httpx.post(url, json=body, headers={"Authorization": f"Bearer {token}"}, timeout=120)
+    except httpx.HTTPError as e:
+        raise ValueError(f"{server}: {e}") from None
+    if answer.status_code != 201:
+        raise ValueError(f"refused ({answer.status_code}): {answer.json().get('error', answer.text)}")
+    made = answer.json()
+    console.print(f"submission {made['id']} {made['status']}: {server.rstrip('/')}/s/{made['id']}", highlight=False)
+    if made["reason"]:
+        console.print(made["reason"])

@@ -1,0 +1,279 @@
+"""Submissions: accepted within a phase's limits (enforced by the database), scored off the request path by
+workers that claim them with a lease, and ranked.
+
+A submission is an action file; a worker plays it through the suite's own evaluation (`evaluation.evaluate`
+with the file as the agent), so its figures are those `homesim evaluate --agent FILE` gives on the same
+episodes. A worker that dies mid-scoring leaves a lease that runs out: another worker claims the row and
+scores it again; a result is stored only by the worker that holds the lease, so nothing is scored twice.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import tempfile
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+from sqlalchemy import and_, delete, or_, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm import Session, sessionmaker
+
+from homesim.agents.replay import ActionFile, parse_action_file
+from homesim.errors import DataError
+from homesim.evaluation.evaluate import EvaluationConfig, evaluate
+from homesim.evaluation.suites import suite_named
+from homesim.server.challenges import ChallengeError, challenge_episodes, episode_ids, phase_open, results_visible
+from homesim.server.models import Phase, Quota, Submission, Team, now
+
+LEASE = timedelta(minutes=10)
+MAX_ATTEMPTS = 3  # a submission whose scoring killed its worker this often fails, with the reason
+MAX_METHOD = 200
+
+
+def _insert(session: Session):
+    return pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+
+
+def _take(session: Session, phase: Phase, team: Team, period: str, allowed: int) -> None:
+    """One more of a limit, or ChallengeError when it is used up: one conditional UPDATE, which the database
+    serialises, so concurrent submissions never pass the limit (the CHECK constraint is the backstop)."""
+    row = {"phase_id": phase.id, "team_id": team.id, "period": period, "used": 0, "allowed": allowed}
+    session.execute(_insert(session)(Quota).values(row).on_conflict_do_nothing())
+    taken = session.execute(
+        update(Quota)
+        .where(Quota.phase_id == phase.id, Quota.team_id == team.id, Quota.period == period, Quota.used < Quota.allowed)
+        .values(used=Quota.used + 1)
+    )
+    if taken.rowcount != 1:
+        what = {"total": "in total", "concurrent": "at once"}.get(period, f"on {period} (UTC)")
+        raise ChallengeError(f"limit reached: {allowed} submission(s) {what} for phase {phase.slug}")
+
+
+def _give_back(session: Session, submission: Submission) -> None:
+    """A finished or failed submission no longer counts against the limit of those scored at once."""
+    session.execute(
+        update(Quota)
+        .where(
+            Quota.phase_id == submission.phase_id,
+            Quota.team_id == submission.team_id,
+            Quota.period == "concurrent",
+            Quota.used > 0,
+        )
+        .values(used=Quota.used - 1)
+    )
+
+
+def check_actions(session: Session, phase: Phase, data: object) -> tuple[ActionFile, str]:
+    """The action file, checked against the phase's episodes; and a note of those it leaves out."""
+    challenge = phase.challenge
+    try:
+        actions = parse_action_file(data, "the action file")
+    except DataError as e:
+        raise ChallengeError(str(e)) from None
+    if actions.suite != challenge.suite:
+        raise ChallengeError(f"the action file is for {actions.suite}; this challenge is {challenge.suite}")
+    known = episode_ids(session, challenge, phase.split)
+    unknown = sorted({episode_id for episode_id, _ in actions.episodes} - known)
+    if unknown:
+        raise ChallengeError(f"{len(unknown)} unknown episode id(s), e.g. {unknown[0][:80]!r}")
+    missing = len(known - {episode_id for episode_id, _ in actions.episodes})
+    note = f"{missing} of {len(known)} episodes have no actions: scored as failures" if missing else ""
+    return actions, note
+
+
+def submit(
+    session: Session, phase: Phase, team: Team, data: object, method: str, paper_url: str = "", baseline: bool = False
+) -> Submission:
+    """A queued submission, within the phase's dates and limits (the host's baselines are not counted)."""
+    method = method.strip()
+    if not 1 <= len(method) <= MAX_METHOD:
+        raise ChallengeError(f"a method's name has 1 to {MAX_METHOD} characters")
+    if paper_url and not paper_url.startswith(("https://", "http://")):
+        raise ChallengeError("the paper link must start with https:// or http://")
+    at = now()
+    if not baseline and not phase_open(phase, at):
+        raise ChallengeError(f"phase {phase.slug} is not open now")
+    actions, note = check_actions(session, phase, data)
+    if not baseline:
+        for period, allowed in (("total", phase.total), (at.date().isoformat(), phase.per_day), ("concurrent", phase.concurrent)):
+            if allowed is not None:
+                _take(session, phase, team, period, allowed)
+    submission = Submission(
+        phase_id=phase.id,
+        team_id=team.id,
+        method=method,
+        paper_url=paper_url,
+        actions=data,
+        reason=note,
+        baseline=baseline,
+        created=at,
+    )
+    session.add(submission)
+    session.flush()
+    return submission
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def claim(session: Session, worker: str, lease: timedelta = LEASE) -> int | None:
+    """The id of a submission this worker now scores (queued, or running under a lease that ran out)."""
+    at = now()
+    claimable = or_(Submission.status == "queued", and_(Submission.status == "running", Submission.lease_until < at))
+    query = select(Submission.id, Submission.status, Submission.attempts).where(claimable).order_by(Submission.id)
+    if session.get_bind().dialect.name == "postgresql":
+        query = query.with_for_update(skip_locked=True)
+    row = session.execute(query.limit(1)).first()
+    if row is None:
+        return None
+    taken = session.execute(
+        update(Submission)
+        .where(Submission.id == row.id, Submission.status == row.status, Submission.attempts == row.attempts)
+        .values(status="running", worker=worker, lease_until=at + lease, attempts=Submission.attempts + 1)
+    )
+    return row.id if taken.rowcount == 1 else None
+
+
+@dataclass(frozen=True)
+class Scored:
+    summary: dict | None
+    reason: str
+
+
+def score(session: Session, submission_id: int) -> Scored:
+    """Plays a submission's actions through the suite's evaluation; its summary, or why it failed."""
+    submission = session.get(Submission, submission_id)
+    phase = submission.phase
+    suite = suite_named(phase.challenge.suite)
+    if submission.attempts > MAX_ATTEMPTS:
+        return Scored(None, f"scoring stopped its worker {MAX_ATTEMPTS} times")
+    splits, scenes = challenge_episodes(session, phase.challenge, phase.split)
+    with tempfile.TemporaryDirectory(prefix="homesim-score-") as folder:
+        actions = Path(folder) / "actions.json"
+        actions.write_text(parse_action_file(submission.actions, "the action file").to_json())
+        config = EvaluationConfig(agent=str(actions), suite=suite.name, options=dict(phase.options))
+        summary = evaluate(splits, scenes, config, Path(folder) / "run")
+    summary["config"]["agent"] = "submission"  # not the temporary file's name
+    return Scored(summary, "")
+
+
+def finish(session: Session, submission_id: int, worker: str, scored: Scored) -> bool:
+    """Stores a result if this worker still holds the lease; False when another worker took the row over."""
+    values = {"status": "failed" if scored.summary is None else "finished", "finished": now(), "lease_until": None}
+    if scored.summary is not None:
+        values["summary"] = scored.summary
+    done = session.execute(
+        update(Submission)
+        .where(Submission.id == submission_id, Submission.worker == worker, Submission.status == "running")
+        .values(**values)
+    )
+    if done.rowcount != 1:
+        return False
+    submission = session.get(Submission, submission_id)
+    if scored.reason:
+        submission.reason = scored.reason
+    _give_back(session, submission)
+    return True
+
+
+def work_once(sessions: sessionmaker[Session], worker: str, lease: timedelta = LEASE) -> int | None:
+    """Claims and scores one submission; its id, or None when there was nothing to do."""
+    with sessions.begin() as session:
+        claimed = claim(session, worker, lease)
+    if claimed is None:
+        return None
+    with sessions() as session:
+        try:
+            scored = score(session, claimed)
+        except (ChallengeError, DataError, ValueError, KeyError) as e:  # a submission the suite cannot play
+            scored = Scored(None, f"could not be scored: {e}")
+    with sessions.begin() as session:
+        finish(session, claimed, worker, scored)
+    return claimed
+
+
+def rescore(session: Session, submission: Submission) -> None:
+    submission.status, submission.summary, submission.attempts, submission.worker = "queued", None, 0, ""
+
+
+def remove(session: Session, submission: Submission) -> None:
+    if submission.status in ("queued", "running"):
+        _give_back(session, submission)
+    session.execute(delete(Submission).where(Submission.id == submission.id))
+
+
+def figure(summary: dict | None, split: str, metric: str) -> float | None:
+    """A metric's value over the phase's split ("all" episodes), or None."""
+    try:
+        value = summary["splits"][split]["all"][metric]
+    except (KeyError, TypeError):
+        return None
+    return value.get("value") if isinstance(value, dict) else value
+
+
+def quota_left(session: Session, phase: Phase, team: Team) -> dict[str, int | None]:
+    """What a team may still submit to a phase: today, in total, at once (None: no limit)."""
+    used = {
+        q.period: q.used
+        for q in session.scalars(select(Quota).where(Quota.phase_id == phase.id, Quota.team_id == team.id))
+    }
+    today = now().date().isoformat()
+    limits = {"today": (today, phase.per_day), "total": ("total", phase.total), "at once": ("concurrent", phase.concurrent)}
+    return {name: None if allowed is None else allowed - used.get(period, 0) for name, (period, allowed) in limits.items()}
+
+
+def as_dict(submission: Submission) -> dict:
+    """What the API says of a submission (never its actions, never an episode's hidden part)."""
+    return {
+        "id": submission.id,
+        "phase": submission.phase.slug,
+        "challenge": submission.phase.challenge.slug,
+        "team": submission.team.name,
+        "method": submission.method,
+        "paper_url": submission.paper_url,
+        "status": submission.status,
+        "reason": submission.reason,
+        "created": submission.created.isoformat(),
+        "finished": submission.finished.isoformat() if submission.finished else None,
+        "baseline": submission.baseline,
+        "chosen": submission.chosen,
+        "summary": submission.summary,
+    }
+
+
+
+@dataclass(frozen=True)
+class Row:
+    rank: int | None  # None: not ranked (a team's unchosen row in a choose-one phase, or no figure)
+    submission: Submission
+    figures: dict[str, dict]  # metric -> {"value", "ci95"}
+
+
+def leaderboard(session: Session, phase: Phase, viewer: Team | None, sort: str | None = None) -> list[Row]:
+    """The phase's finished rows the viewer may see, best first by `sort` (default: the phase's ranking
+    metric; higher is better). Hidden phases show a team its own rows only, until they are revealed."""
+    suite = suite_named(phase.challenge.suite)
+    sort = sort if sort in suite.leaderboard else phase.ranking
+    query = select(Submission).where(Submission.phase_id == phase.id, Submission.status == "finished")
+    rows = list(session.scalars(query.order_by(Submission.created, Submission.id)))
+    host = viewer is not None and viewer.is_host
+    if not host:
+        rows = [s for s in rows if not s.hidden]
+        if not results_visible(phase, now()):
+            rows = [s for s in rows if viewer is not None and s.team_id == viewer.id]
+
+    def figures(s: Submission) -> dict[str, dict]:
+        found = {}
+        for metric in suite.leaderboard:
+            value = (s.summary or {}).get("splits", {}).get(phase.split, {}).get("all", {}).get(metric)
+            found[metric] = value if isinstance(value, dict) else {"value": value, "ci95": None}
+        return found
+
+    ranked = [s for s in rows if not phase.choose_one or s.chosen or s.baseline]
+    ranked.sort(key=lambda s: (figure(s.summary, phase.split, sort) is None, -(figure(s.summary, phase.split, sort) or 0)))
+    board = [Row(i + 1, s, figures(s)) for i, s in enumerate(ranked)]
+    return board + [Row(None, s, figures(s)) for s in rows if s not in ranked]
