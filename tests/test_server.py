@@ -23,8 +23,8 @@ from homesim.evaluation.records import action_file_of, read_records
 from homesim.evaluation.suites import SUITES
 from homesim.server.challenges import ChallengeError, PhaseRules, add_phase, add_team, create_challenge
 from homesim.server.db import alembic_config, connect, migrate, sessions
-from homesim.server.models import Base, Challenge, Phase, Submission, Team
-from homesim.server.submissions import claim, finish, score, submit, work_once
+from homesim.server.models import Base, Challenge, Phase, Submission, Team, now
+from homesim.server.submissions import claim, finish, leaderboard, score, submit, work_once
 from homesim.web.app import create_app
 
 pytest_plugins = ["server_support"]
@@ -276,3 +276,34 @@ def test_the_command_line_extracts_actions_and_refuses_a_mismatch(tmp_path):
     assert read_action_file(out).suite == "objectnav" and len(read_action_file(out).episodes) == 3
     wrong = CliRunner().invoke(app, ["evaluate", "--agent", str(out), "--out", str(tmp_path / "e")])  # ALFRED's built-ins
     assert wrong.exit_code != 0 and "its actions are for objectnav, not alfred" in wrong.output
+
+
+def test_a_database_scored_before_the_figures_migration_keeps_its_leaderboard(db_url, tmp_path):
+    splits, scenes = _suite_episodes("objectnav")
+    engine = connect(db_url)
+    migrate(engine, "0001")
+    made = sessions(engine)
+    _, actions = _local_run("objectnav", "expert", splits, scenes, tmp_path)
+    summary = evaluate(splits, scenes, EvaluationConfig(agent=str(actions), suite="objectnav"), tmp_path / "again")
+    with engine.begin() as connection:  # the 0001 schema: no figures column yet, so plain SQL
+        connection.exec_driver_sql(
+            "INSERT INTO challenges (slug, title, suite, description, dataset_digest, created)"
+            " VALUES ('old', 'old', 'objectnav', '', 'x', '2026-01-01 00:00:00')"
+        )
+        connection.exec_driver_sql(
+            "INSERT INTO phases (challenge_id, slug, title, split, visibility, ranking, choose_one, options)"
+            " VALUES (1, 'test', 'Test', 'test', 'public', 'spl', false, '{}')"
+        )
+        connection.exec_driver_sql(
+            "INSERT INTO teams (name, token_hash, is_host, created) VALUES ('t', 'h', false, '2026-01-01 00:00:00')"
+        )
+        connection.execute(
+            Submission.__table__.insert().values(
+                phase_id=1, team_id=1, method="m", paper_url="", actions={}, status="finished", reason="",
+                created=now(), worker="", attempts=1, summary=summary, chosen=False, hidden=False, baseline=False,
+            )  # fmt: skip
+        )
+    migrate(engine)
+    with made() as session:
+        (row,) = leaderboard(session, session.scalar(select(Phase)), None)
+        assert row.rank == 1 and row.figures["spl"] == summary["splits"]["test"]["all"]["spl"]

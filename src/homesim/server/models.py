@@ -8,7 +8,19 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import JSON, Boolean, CheckConstraint, DateTime, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 STATUSES = ("queued", "running", "finished", "failed")
@@ -107,6 +119,7 @@ class Quota(Base):
 
 class Submission(Base):
     __tablename__ = "submissions"
+    __table_args__ = (Index("leaderboard", "phase_id", "status", "team_id", "score"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     phase_id: Mapped[int] = mapped_column(ForeignKey("phases.id"))
     team_id: Mapped[int] = mapped_column(ForeignKey("teams.id"))
@@ -121,6 +134,8 @@ class Submission(Base):
     lease_until: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     summary: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    figures: Mapped[dict | None] = mapped_column(JSON, nullable=True)  # the leaderboard's, from the summary
+    score: Mapped[float | None] = mapped_column(Float, nullable=True)  # the phase's ranking metric: ranks in SQL
     chosen: Mapped[bool] = mapped_column(Boolean, default=False)
     hidden: Mapped[bool] = mapped_column(Boolean, default=False)  # by the host
     baseline: Mapped[bool] = mapped_column(Boolean, default=False)  # entered by the host

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
-from sqlalchemy import and_, delete, or_, select, update
+from sqlalchemy import and_, delete, func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session, defer, joinedload, sessionmaker
 
 from homesim.agents.replay import ActionFile, parse_action_file
 from homesim.errors import DataError
@@ -165,7 +165,9 @@ def finish(session: Session, submission_id: int, worker: str, scored: Scored) ->
     """Stores a result if this worker still holds the lease; False when another worker took the row over."""
     values = {"status": "failed" if scored.summary is None else "finished", "finished": now(), "lease_until": None}
     if scored.summary is not None:
-        values["summary"] = scored.summary
+        phase = session.get(Submission, submission_id).phase
+        figures = figures_of(scored.summary, phase.split)
+        values |= {"summary": scored.summary, "figures": figures, "score": (figures.get(phase.ranking) or {}).get("value")}
     done = session.execute(
         update(Submission)
         .where(Submission.id == submission_id, Submission.worker == worker, Submission.status == "running")
@@ -197,22 +199,14 @@ def work_once(sessions: sessionmaker[Session], worker: str, lease: timedelta = L
 
 
 def rescore(session: Session, submission: Submission) -> None:
-    submission.status, submission.summary, submission.attempts, submission.worker = "queued", None, 0, ""
+    submission.status, submission.summary, submission.figures, submission.score = "queued", None, None, None
+    submission.attempts, submission.worker = 0, ""
 
 
 def remove(session: Session, submission: Submission) -> None:
     if submission.status in ("queued", "running"):
         _give_back(session, submission)
     session.execute(delete(Submission).where(Submission.id == submission.id))
-
-
-def figure(summary: dict | None, split: str, metric: str) -> float | None:
-    """A metric's value over the phase's split ("all" episodes), or None."""
-    try:
-        value = summary["splits"][split]["all"][metric]
-    except (KeyError, TypeError):
-        return None
-    return value.get("value") if isinstance(value, dict) else value
 
 
 def quota_left(session: Session, phase: Phase, team: Team) -> dict[str, int | None]:
@@ -248,32 +242,58 @@ def as_dict(submission: Submission) -> dict:
 
 @dataclass(frozen=True)
 class Row:
-    rank: int | None  # None: not ranked (a team's unchosen row in a choose-one phase, or no figure)
+    rank: int | None  # None: not ranked (a team's own unchosen rows in a choose-one phase)
     submission: Submission
     figures: dict[str, dict]  # metric -> {"value", "ci95"}
 
 
+def figures_of(summary: dict | None, split: str) -> dict | None:
+    """The split's figures over all its episodes, as a leaderboard reads them: {name: {"value", "ci95"}}."""
+    if not summary:
+        return None
+    found = summary.get("splits", {}).get(split, {}).get("all", {})
+    return {k: v if isinstance(v, dict) else {"value": v, "ci95": None} for k, v in found.items()}
+
+
+def _value(s: Submission, metric: str) -> float | None:
+    return ((s.figures or {}).get(metric) or {}).get("value")
+
+
 def leaderboard(session: Session, phase: Phase, viewer: Team | None, sort: str | None = None) -> list[Row]:
-    """The phase's finished rows the viewer may see, best first by `sort` (default: the phase's ranking
-    metric; higher is better). Hidden phases show a team its own rows only, until they are revealed."""
+    """The phase's leaderboard as the viewer may see it: each team's best row by the phase's ranking metric
+    (in a choose-one phase, its chosen row), every baseline row, best first by `sort` (default: the ranking
+    metric; higher is better). Hidden phases show a team its own rows only, until they are revealed; a team
+    (and the host) also sees its unchosen rows of a choose-one phase, unranked. Best rows are picked in SQL,
+    so a phase of thousands of submissions reads only the rows it shows."""
     suite = suite_named(phase.challenge.suite)
     sort = sort if sort in suite.leaderboard else phase.ranking
-    query = select(Submission).where(Submission.phase_id == phase.id, Submission.status == "finished")
-    rows = list(session.scalars(query.order_by(Submission.created, Submission.id)))
     host = viewer is not None and viewer.is_host
+    seen = [Submission.phase_id == phase.id, Submission.status == "finished"]
     if not host:
-        rows = [s for s in rows if not s.hidden]
+        seen.append(Submission.hidden.is_(False))
         if not results_visible(phase, now()):
-            rows = [s for s in rows if viewer is not None and s.team_id == viewer.id]
+            seen.append(Submission.team_id == (viewer.id if viewer is not None else -1))
+    if phase.choose_one:
+        ranked_ids = select(Submission.id).where(*seen, or_(Submission.chosen, Submission.baseline))
+    else:
+        order = (Submission.score.desc().nulls_last(), Submission.created, Submission.id)
+        numbered = (
+            select(Submission.id, func.row_number().over(partition_by=Submission.team_id, order_by=order).label("n"))
+            .where(*seen, Submission.baseline.is_(False))
+            .subquery()
+        )
+        best = select(numbered.c.id).where(numbered.c.n == 1)
+        ranked_ids = select(Submission.id).where(*seen, or_(Submission.id.in_(best), Submission.baseline))
+    light = (defer(Submission.summary), defer(Submission.actions), joinedload(Submission.team))
+    ranked = list(session.scalars(select(Submission).options(*light).where(Submission.id.in_(ranked_ids))))
+    unranked = []
+    if phase.choose_one and viewer is not None:
+        own = [] if host else [Submission.team_id == viewer.id]
+        query = select(Submission).options(*light).where(*seen, *own, ~Submission.chosen, ~Submission.baseline)
+        unranked = list(session.scalars(query.order_by(Submission.created, Submission.id)))
+    ranked.sort(key=lambda s: (_value(s, sort) is None, -(_value(s, sort) or 0), s.created, s.id))
 
-    def figures(s: Submission) -> dict[str, dict]:
-        found = {}
-        for metric in suite.leaderboard:
-            value = (s.summary or {}).get("splits", {}).get(phase.split, {}).get("all", {}).get(metric)
-            found[metric] = value if isinstance(value, dict) else {"value": value, "ci95": None}
-        return found
+    def shown(s: Submission) -> dict[str, dict]:
+        return {m: (s.figures or {}).get(m) or {"value": None, "ci95": None} for m in suite.leaderboard}
 
-    ranked = [s for s in rows if not phase.choose_one or s.chosen or s.baseline]
-    ranked.sort(key=lambda s: (figure(s.summary, phase.split, sort) is None, -(figure(s.summary, phase.split, sort) or 0)))
-    board = [Row(i + 1, s, figures(s)) for i, s in enumerate(ranked)]
-    return board + [Row(None, s, figures(s)) for s in rows if s not in ranked]
+    return [Row(i + 1, s, shown(s)) for i, s in enumerate(ranked)] + [Row(None, s, shown(s)) for s in unranked]
