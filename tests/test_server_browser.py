@@ -191,3 +191,72 @@ def test_a_server_killed_mid_upload_keeps_nothing_half_made(tmp_path):
         process.wait(timeout=20)
     with made() as session:
         assert session.scalar(select(func.count()).select_from(Submission)) == 1
+
+
+@pytest.fixture
+def remote_server(tmp_path):
+    url = f"sqlite:///{tmp_path / 'remote.db'}"
+    engine = connect(url)
+    migrate(engine)
+    made = sessions(engine)
+    episodes, scenes = builtin_objectnav()
+    splits = {"test": episodes[:4]}
+    with made.begin() as session:
+        create_challenge(session, "nav", "nav", SUITES["objectnav"], splits, scenes)
+        token = add_team(session, "remote team")
+    port = _port()
+    process = _homesim("serve", "--db", url, "--port", str(port), "--scorers", "0", "--patience", "3")
+    try:
+        _until(lambda: _serving(port), 120, "the server")
+        yield f"http://127.0.0.1:{port}", token, made, splits, scenes
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def test_remote_evaluation_scores_as_evaluate_and_survives_a_dropped_connection(remote_server, tmp_path):
+    import httpx
+
+    from homesim.evaluation.suites import load_agent
+    from homesim.server.remote import play_remote
+
+    address, token, made, splits, scenes = remote_server
+    local = evaluate(splits, scenes, EvaluationConfig(agent="random", suite="objectnav"), tmp_path / "local")
+    headers = {"Authorization": f"Bearer {token}"}
+    # a client that takes a step, drops, and comes back: it is given the same step again
+    started = httpx.post(f"{address}/api/challenges/nav/test/remote", json={"method": "dropped"}, headers=headers).json()
+    first = httpx.get(f"{address}/api/remote/{started['run']}/next", headers=headers, timeout=60).json()
+    again = httpx.get(f"{address}/api/remote/{started['run']}/next", headers=headers, timeout=60).json()
+    assert first == again and first["step"] == 1 and set(first["observation"]) == {"objectgoal", "gps", "compass"}
+    assert set(first["task"]) == {"episode_id", "goal", "instructions", "annotation"}  # no expert actions
+    twice = {"step": 1, "action": "TURN_LEFT", "target": None}
+    assert httpx.post(f"{address}/api/remote/{started['run']}/act", json=twice, headers=headers).status_code == 200
+    refused = httpx.post(f"{address}/api/remote/{started['run']}/act", json=twice, headers=headers)
+    assert refused.status_code == 409 and "answered already" in refused.json()["error"]
+    # a whole run with the random agent gives the figures `homesim evaluate` gives
+    submission = play_remote(address, token, "nav", "test", load_agent("random", 0, "objectnav"), "random remote")
+    with made() as session:
+        row = session.get(Submission, submission)
+        assert row.status == "finished" and row.reason == ""
+        assert row.summary["splits"] == local["splits"]
+
+
+def test_a_silent_remote_agent_ends_its_run_with_the_reason(remote_server):
+    import httpx
+
+    address, token, made, _, _ = remote_server
+    headers = {"Authorization": f"Bearer {token}"}
+    started = httpx.post(f"{address}/api/challenges/nav/test/remote", json={"method": "silent"}, headers=headers).json()
+    assert httpx.get(f"{address}/api/remote/{started['run']}/next", headers=headers, timeout=60).json()["step"] == 1
+
+    def ended():
+        with made() as session:
+            row = session.get(Submission, started["submission"])
+            return row if row.status == "finished" else None
+
+    row = _until(ended, 60, "the silent run to end")
+    assert "the agent went silent: no action came within 3 s (step 1)" in row.reason
+    assert row.summary["splits"]["test"]["all"]["success"]["value"] == 0.0

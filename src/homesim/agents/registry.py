@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 
 from homesim.agents.learned import is_checkpoint_spec, load_learned
 from homesim.agents.protocol import Agent
+from homesim.agents.remote import PREFIX, remote_agent
 from homesim.agents.replay import ActionsAgent, is_action_file_spec, read_action_file
 
 
@@ -19,6 +20,8 @@ def make_agent(spec: str, seed: int, named: Mapping[str, Callable[..., Agent]], 
         return named[spec](seed=seed)
     if is_checkpoint_spec(spec):
         return load_learned(spec, seed, suite)
+    if spec.startswith(PREFIX):  # a challenge server's remote evaluation, in this process
+        return remote_agent(spec)
     if is_action_file_spec(spec):
         actions = read_action_file(spec)
         if actions.suite != suite:

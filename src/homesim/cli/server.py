@@ -150,6 +150,9 @@ def serve(
     port: Annotated[int, typer.Option(min=0, max=65535, help="the port (0: a free one)")] = 0,
     demo: Annotated[bool, typer.Option("--demo", help="add a demo challenge per suite, with baselines")] = False,
     scorers: Annotated[int, typer.Option(min=0, help="scoring workers in this process")] = 1,
+    patience: Annotated[
+        float, typer.Option(min=0.1, help="seconds a remote evaluation waits for an action before it ends")
+    ] = 300.0,
 ) -> None:
     """Serve the challenges' pages and API, with scoring workers; prints the address."""
     import uvicorn
@@ -158,6 +161,11 @@ def serve(
     from homesim.web.app import create_app
 
     sessions = _sessions(db)
+    from homesim.server.remote import stale
+
+    with sessions.begin() as session:
+        if failed := stale(session):
+            console.print(f"{failed} remote evaluation(s) left running when the server stopped: marked failed")
     if demo:
         token = create_demo(sessions)
         if token:
@@ -169,9 +177,38 @@ def serve(
     port = port or _free_port(host)
     console.print(f"homesim challenges at http://{host}:{port}/ (Ctrl-C stops)", highlight=False)
     try:
-        uvicorn.run(create_app(sessions), host=host, port=port, log_level="warning")
+        uvicorn.run(create_app(sessions, patience), host=host, port=port, log_level="warning")
     finally:
         stop.set()
+
+
+@challenge_app.command("run")
+def run_remote(
+    server: Annotated[str, typer.Option(help="the challenge server's address, http://host:port")],
+    token: Annotated[str, typer.Option(envvar="HOMESIM_TOKEN", help="your team's token (or $HOMESIM_TOKEN)")],
+    challenge: Annotated[str, typer.Option(help="the challenge's slug")],
+    phase: Annotated[str, typer.Option(help="the phase's slug")],
+    agent: Annotated[str, typer.Option(help="your agent: module.path:ClassName, a checkpoint, or a built-in name")],
+    method: Annotated[str, typer.Option(help="your method's name on the leaderboard")],
+    seed: Annotated[int, typer.Option(help="the agent's seed")] = 0,
+) -> None:
+    """Remote evaluation: play your agent, on this machine, in the server's env, which it never sees."""
+    import httpx
+
+    from homesim.evaluation.suites import load_agent
+    from homesim.server.remote import play_remote
+
+    try:
+        challenges = {c["slug"]: c for c in httpx.get(f"{server.rstrip('/')}/api/challenges", timeout=30).json()}
+    except httpx.HTTPError as e:
+        raise ValueError(f"{server}: {e}") from None
+    if challenge not in challenges:
+        raise ValueError(f"{server} hosts no challenge {challenge!r}; it has {', '.join(challenges) or 'none'}")
+    played = load_agent(agent, seed, challenges[challenge]["suite"])
+    with console.status("playing remotely") as status:
+        submission = play_remote(server, token, challenge, phase, played, method,
+                                 progress=lambda step: status.update(f"playing remotely: step {step}"))  # fmt: skip
+    console.print(f"done: submission {submission}, {server.rstrip('/')}/s/{submission}", highlight=False)
 
 
 @app.command("submit")

@@ -85,9 +85,18 @@ def check_actions(session: Session, phase: Phase, data: object) -> tuple[ActionF
 
 
 def submit(
-    session: Session, phase: Phase, team: Team, data: object, method: str, paper_url: str = "", baseline: bool = False
+    session: Session,
+    phase: Phase,
+    team: Team,
+    data: object | None,
+    method: str,
+    paper_url: str = "",
+    baseline: bool = False,
+    remote: str = "",
 ) -> Submission:
-    """A queued submission, within the phase's dates and limits (the host's baselines are not counted)."""
+    """A queued submission of an action file `data`, within the phase's dates and limits (the host's baselines
+    are not counted); or, with `remote` (the run's name) and no data, a remote evaluation's row, running
+    under that name until the run stores its result."""
     method = method.strip()
     if not 1 <= len(method) <= MAX_METHOD:
         raise ChallengeError(f"a method's name has 1 to {MAX_METHOD} characters")
@@ -96,7 +105,7 @@ def submit(
     at = now()
     if not baseline and not phase_open(phase, at):
         raise ChallengeError(f"phase {phase.slug} is not open now")
-    actions, note = check_actions(session, phase, data)
+    note = "" if remote else check_actions(session, phase, data)[1]
     if not baseline:
         for period, allowed in (("total", phase.total), (at.date().isoformat(), phase.per_day), ("concurrent", phase.concurrent)):
             if allowed is not None:
@@ -106,10 +115,12 @@ def submit(
         team_id=team.id,
         method=method,
         paper_url=paper_url,
-        actions=data,
+        actions=data or {},
         reason=note,
         baseline=baseline,
         created=at,
+        status="running" if remote else "queued",
+        worker=remote,
     )
     session.add(submission)
     session.flush()

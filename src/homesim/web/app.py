@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from fastapi import Depends, FastAPI, Form, HTTPException, Request, UploadFile
+from fastapi import Body, Depends, FastAPI, Form, HTTPException, Request, UploadFile
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
 from homesim.evaluation.suites import suite_named
+from homesim.server import remote
 from homesim.server.challenges import ChallengeError, phase_open, results_visible, team_of
 from homesim.server.models import Challenge, Phase, Submission, Team, now
 from homesim.server.submissions import as_dict, leaderboard, quota_left, remove, rescore, submit
@@ -28,7 +29,8 @@ MAX_UPLOAD = 32 * 1024 * 1024  # bytes of an action file: far above any test set
 COOKIE = "homesim_token"
 
 
-def create_app(sessions: sessionmaker[Session]) -> FastAPI:
+def create_app(sessions: sessionmaker[Session], patience: float = remote.PATIENCE) -> FastAPI:
+    """The app over a database; `patience`: seconds a remote evaluation waits for an agent's action."""
     app = FastAPI(title="homesim challenges", docs_url="/api/docs", redoc_url=None)
     templates = Jinja2Templates(env=Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True))
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
@@ -38,9 +40,15 @@ def create_app(sessions: sessionmaker[Session]) -> FastAPI:
             yield s
 
     def viewer(request: Request, s: Session = Depends(session)) -> Team | None:
-        header = request.headers.get("authorization", "")
-        token = header.removeprefix("Bearer ").strip() if header.startswith("Bearer ") else request.cookies.get(COOKIE)
-        return team_of(s, token)
+        return team_of(s, _token(request))
+
+    def briefly_viewer(request: Request) -> Team | None:
+        """The team, from a session closed at once: for requests that then wait (remote evaluation)."""
+        with sessions() as s:
+            found = team_of(s, _token(request))
+            if found is not None:
+                s.expunge(found)
+            return found
 
     def page(request: Request, name: str, team: Team | None, status: int = 200, **context) -> HTMLResponse:
         return templates.TemplateResponse(request, name, {"team": team, **context}, status_code=status)
@@ -196,6 +204,42 @@ def create_app(sessions: sessionmaker[Session]) -> FastAPI:
             raise HTTPException(400, str(e) if isinstance(e, ChallengeError) else f"not JSON: {e}") from None
         return as_dict(submission)
 
+    @app.post("/api/challenges/{slug}/{phase_slug}/remote", status_code=201)
+    def api_remote(
+        slug: str, phase_slug: str, body: dict = Body(...), s: Session = Depends(session), team: Team | None = Depends(viewer)
+    ):
+        if team is None:
+            raise HTTPException(401, "a team's token is needed: Authorization: Bearer TOKEN")
+        phase = find_phase(s, slug, phase_slug)
+        try:
+            run = remote.start(sessions, phase, team, str(body.get("method", "")), str(body.get("paper_url", "")), patience)
+        except ChallengeError as e:
+            raise HTTPException(400, str(e)) from None
+        return {"run": run.name, "submission": run.submission_id, "suite": phase.challenge.suite}
+
+    @app.get("/api/remote/{name}/next")
+    def api_remote_next(name: str, wait: float = 20.0, team: Team | None = Depends(briefly_viewer)):
+        if team is None:
+            raise HTTPException(401, "a team's token is needed")
+        try:
+            return remote.next_step(remote.find(name, team), min(max(wait, 0.0), 60.0))
+        except ChallengeError as e:
+            raise HTTPException(404, str(e)) from None
+
+    @app.post("/api/remote/{name}/act")
+    def api_remote_act(name: str, body: dict = Body(...), team: Team | None = Depends(briefly_viewer)):
+        if team is None:
+            raise HTTPException(401, "a team's token is needed")
+        try:
+            run = remote.find(name, team)
+            step, action = body.get("step"), body.get("action")
+            if not isinstance(step, int) or not isinstance(action, str | None):
+                raise ChallengeError("send {step: the step's number, action: a name or command, target: ...}")
+            remote.answer(run, step, action, body.get("target"))
+        except ChallengeError as e:
+            raise HTTPException(409, str(e)) from None
+        return {"ok": True}
+
     @app.get("/api/submissions/{submission_id}")
     def api_submission(submission_id: int, s: Session = Depends(session), team: Team | None = Depends(viewer)):
         return as_dict(visible_submission(s, submission_id, team))
@@ -229,6 +273,11 @@ def create_app(sessions: sessionmaker[Session]) -> FastAPI:
         return {"ok": True}
 
     return app
+
+
+def _token(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    return header.removeprefix("Bearer ").strip() if header.startswith("Bearer ") else request.cookies.get(COOKIE)
 
 
 async def _body(request: Request) -> bytes:
