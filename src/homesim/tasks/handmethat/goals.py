@@ -74,3 +74,28 @@ def sample_goal(state: HmtState, rng: random.Random) -> Goal | None:
     if any(s is None for s in subgoals):
         return None
     return Goal(index, name, tuple(subgoals))
+
+
+@cache
+def _template_patterns() -> tuple[re.Pattern, ...]:
+    """Each template name's goal (its formulas joined with `and`) as a pattern: a blank matches a type, the
+    same type wherever the blank recurs."""
+    patterns = []
+    for formulas in goal_templates().values():
+        text, groups, pattern, at = f"(and {' '.join(formulas)})", {}, "", 0
+        for m in _BLANK.finditer(text):
+            pattern += re.escape(text[at : m.start()])
+            if m.group(0) in groups:
+                pattern += f"(?P={groups[m.group(0)]})"
+            else:
+                groups[m.group(0)] = f"b{len(groups)}"
+                pattern += rf"(?P<{groups[m.group(0)]}>type-\w+)"
+            at = m.end()
+        patterns.append(re.compile(pattern + re.escape(text[at:])))
+    return tuple(patterns)
+
+
+def template_index(formula: str) -> int | None:
+    """The place in the template list (their `goal_idx`) of the template a filled goal was made from; None
+    when it fits none."""
+    return next((i for i, p in enumerate(_template_patterns()) if p.fullmatch(formula)), None)
