@@ -33,9 +33,11 @@ import pytest
 from typer.testing import CliRunner
 
 from homesim.cli import app
-from homesim.datasets.handmethat.export import DATA_INFO, EPISODES_FOLDER, episode_to_json
+from homesim.datasets.handmethat.export import DATA_INFO, EPISODES_FOLDER, episode_to_json, write_handmethat
 from homesim.datasets.handmethat.files import read_handmethat_file, read_handmethat_files
+from homesim.errors import DataError
 from homesim.language.handmethat.text import Names, Viewer
+from homesim.tasks.handmethat.goals import sample_goal, template_indices
 from homesim.world.handmethat import handmethat_catalog
 from homesim.world.handmethat.sampling import EVERY_TYPE, sample_scene
 
@@ -135,6 +137,25 @@ def test_every_scene_has_what_their_robot_assumes():
         assert all(f"{tool}#0" in scene.things for tool in tools), seed
 
 
+def test_a_goal_gives_back_its_templates_place_their_goal_idx():
+    seen = set()
+    for seed in range(60):
+        rng = random.Random(seed)
+        goal = sample_goal(sample_scene(rng), rng)
+        if goal is not None:
+            assert goal.index in template_indices(goal.formula)
+            seen.add(goal.index)
+    assert len(seen) > 20 and template_indices("(and (type-pad ?x))") == ()
+
+
+def test_episodes_their_loader_cannot_read_are_refused_in_one_line(handmethat_samples, tmp_path):
+    """Their samples' goals are written in their own words, which homesim's templates do not match: no goal_idx."""
+    sample = read_handmethat_file(next(iter(sorted(handmethat_samples.glob("*.json")))))
+    with pytest.raises(DataError, match="fits none of the goal templates") as error:
+        write_handmethat(tmp_path, {"train": [sample]})
+    assert "\n" not in str(error.value)
+
+
 def test_the_files_carry_what_their_loader_env_and_tools_read(exported):
     info = json.loads((exported / DATA_INFO).read_text())
     splits = info[-1]
@@ -170,7 +191,11 @@ def test_the_files_carry_what_their_loader_env_and_tools_read(exported):
         assert all(o[0] in data["current_object_dict"] for o in data["_objects_in_meaning"])
         if data["_meaning"][0] == "move_to":
             assert data["_meaning"][2] in data["current_object_dict"]
-        actions, partial, full = data["demo_actions"], data["demo_observations_partially"], data["demo_observations_fully"]
+        actions, partial, full = (
+            data["demo_actions"],
+            data["demo_observations_partially"],
+            data["demo_observations_fully"],
+        )
         assert len(partial) == len(full) == len(actions) and all("#" not in a for a in actions)
         for history in (partial, full):
             assert history[0].startswith("Welcome to the world!\n") and "The human agent has" not in history[0]
@@ -223,7 +248,9 @@ def test_their_env_plays_the_files(exported):
         for fully, key in ((False, "demo_observations_partially"), (True, "demo_observations_fully")):
             env = env_module.HMTEnv(str(file), fully)
             observation, _ = env.reset()
-            cut = observation[: observation.find("The human agent has")] + observation[observation.find("Now you are") :]
+            cut = (
+                observation[: observation.find("The human agent has")] + observation[observation.find("Now you are") :]
+            )
             assert cut.replace("#", " ").replace(",", "") == data[key][0], file.name
             for action in data["demo_actions"]:
                 _, reward, done, _ = env.step(action)

@@ -9,7 +9,8 @@ their Seq2Seq trainer and their evaluation scripts read generated episodes, and 
                                                         {"train", "validate", "test"}] of file names
     OUT/HandMeThat_with_expert_demonstration/task-<quest>-<goal_idx>-<task_idx>-<level>.json
 
-`goal_idx` is the goal template's place in their list (`tasks.handmethat.goals.template_index`), `task_idx`
+`goal_idx` is the goal template's place in their list (`tasks.handmethat.goals.template_indices`: the first,
+where two templates fill to the same goal, which then reads the same to their code), `task_idx`
 the episode's number in the export (unique, so no two files share a name); each file also keeps homesim's id
 (`homesim_id`, which their loader ignores). homesim's `validation` split is their `validate`.
 
@@ -26,7 +27,7 @@ from pathlib import Path
 from homesim.datasets.handmethat.episode import HandMeThatEpisode
 from homesim.datasets.handmethat.files import HOMESIM_ID
 from homesim.errors import DataError
-from homesim.tasks.handmethat.goals import goal_templates, template_index
+from homesim.tasks.handmethat.goals import goal_templates, template_indices
 from homesim.tasks.handmethat.task import QUEST_TYPES
 from homesim.world.handmethat import HmtAction
 from homesim.world.handmethat.state import HmtState
@@ -123,7 +124,7 @@ def write_handmethat(
                 raise DataError(
                     e.id, "reading", "their loader needs the generator's reading, which only generated episodes have"
                 )
-            goal = template_index(e.goal)
+            goal = next(iter(template_indices(e.goal)), None)
             if goal is None:
                 raise DataError(e.id, "goal", "fits none of the goal templates, so it has no goal_idx")
             name = f"task-{e.quest_type}-{goal}-{len(written)}-{e.level}.json"
