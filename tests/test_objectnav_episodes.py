@@ -170,8 +170,8 @@ def test_habitats_layout_round_trips(episodes, tmp_path):
     assert first["info"]["geodesic_distance"] == made[0].geodesic_distance
     goals = content["goals_by_category"][f"{scene.id}.json_{made[0].object_category}"]
     assert {"agent_state", "iou"} <= set(goals[0]["view_points"][0])
-    splits, scenes = read_habitat(tmp_path)
-    assert splits["val"] == made and scenes[scene.id] == scene
+    read = read_habitat(tmp_path)
+    assert read.splits["val"] == made and read.scenes[scene.id] == scene and read.notes() == []
 
 
 def test_habitat_files_without_our_extras_read_too(episodes, tmp_path):
@@ -186,17 +186,18 @@ def test_habitat_files_without_our_extras_read_too(episodes, tmp_path):
         raw["shortest_paths"] = None
     with gzip.open(content, "wt") as f:
         json.dump(data, f)
-    read = read_habitat(tmp_path)[0]["val"]
+    read = read_habitat(tmp_path).splits["val"]
     assert [e.difficulty for e in read] == [e.difficulty for e in made[:2]]
     assert all(e.reference_actions == () for e in read)
 
 
 def test_habitat_rotations_are_turns_about_y():
     for yaw in LOCOBOT.yaws:
-        assert yaw_of(rotation_of(yaw)) == yaw
-    assert rotation_of(180) == pytest.approx([0, 0, 0, 1])  # habitat's agent faces -z unturned
-    with pytest.raises(ValueError, match="not a multiple of 30"):
-        yaw_of([0.0, math.sin(math.radians(10)), 0.0, math.cos(math.radians(10))])
+        assert yaw_of(rotation_of(yaw)) == (yaw, pytest.approx(0, abs=1e-6))
+    assert rotation_of(180) == pytest.approx([0, 0, 0, 1])  # habitat's agent faces -z unturned, as ours at 180
+    assert yaw_of(rotation_of(100)) == (90, pytest.approx(10))  # any yaw: snapped, and by how much
+    with pytest.raises(ValueError, match="not a turn about the vertical axis"):
+        yaw_of([0.5, 0.5, 0.5, 0.5])
 
 
 def test_a_malformed_habitat_file_is_one_clear_error(episodes, tmp_path):
@@ -226,7 +227,7 @@ def test_generate_objectnav_writes_habitats_layout(tmp_path):
     args = "generate objectnav --houses 3 --episodes 1 --seed 4 --format habitat".split()
     result = CliRunner().invoke(app, [*args, "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    splits, scenes = read_habitat(tmp_path)
+    splits = read_habitat(tmp_path).splits
     assert {s: len(e) for s, e in splits.items()} == {"train": 1, "val": 1, "test": 1}
     assert len({e.scene_id for e in sum(splits.values(), [])}) == 3  # one house per split
     imported = tmp_path / "imported"

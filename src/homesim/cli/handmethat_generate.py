@@ -1,4 +1,5 @@
-"""`homesim generate handmethat`: seeded HandMeThat episodes as a dataset folder, or in the authors' JSON."""
+"""`homesim generate handmethat`: seeded HandMeThat episodes as a dataset folder, or as the authors' files
+(their JSON, file names and index, with the observations along each expert demonstration)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ def generate_handmethat(
     seed: Annotated[int, typer.Option(help="the same seed gives the same bytes")] = 0,
     out: Annotated[Path, typer.Option(help="folder to write")] = Path("out/handmethat"),
     format: Annotated[
-        str, typer.Option(help="homesim (a dataset folder) or handmethat (their JSON, one file per episode)")
+        str, typer.Option(help="homesim (a dataset folder) or handmethat (their files and HandMeThat_data_info.json)")
     ] = "homesim",
     workers: Annotated[int, typer.Option(min=1, help="processes; the output does not depend on it")] = 1,
     backend: BackendOption = "local",
@@ -38,7 +39,7 @@ def generate_handmethat(
 
     splits, rejected = generate(episodes, seed, runs_on, progress)
     if format == "handmethat":
-        write_handmethat(out, splits)
+        write_handmethat(out, splits, demo_observations)
     else:
         source = {"generator": f"homesim {__version__}", "episodes": episodes, "seed": seed}
         write_dataset(out, splits, {}, source, suite="handmethat")
@@ -62,3 +63,20 @@ def generate_handmethat(
     summary = {s: len(e) for s, e in splits.items()} | {"rejected": dict(rejected)}
     out.mkdir(parents=True, exist_ok=True)
     (out / "generation.json").write_text(json.dumps(summary, indent=1, sort_keys=True))
+
+
+def demo_observations(episode) -> tuple[list[str], list[str]]:
+    """What their recorder keeps along the expert demonstration, partially and fully observable: the game's
+    history (obs_0 [SEP] a_0 [SEP] obs_1 ...) before each of the demonstration's commands."""
+    from homesim.envs.handmethat import HandMeThatEnv
+
+    recorded = []
+    for observability in ("partial", "full"):
+        env = HandMeThatEnv([episode], observability)
+        env.reset(options={"episode": 0})
+        histories = [env.history()]
+        for command in episode.demo_actions[:-1]:
+            env.step(command)
+            histories.append(env.history())
+        recorded.append(histories)
+    return recorded[0], recorded[1]

@@ -41,7 +41,11 @@ def generate_objectnav(
         Path | None, typer.Option(exists=True, file_okay=False, help="ALFRED layout files (--scenes alfred)")
     ] = None,
     format: Annotated[
-        str, typer.Option(help="homesim (a dataset folder) or habitat (ObjectNav-v1 json.gz)")
+        str, typer.Option(help="homesim (a dataset folder) or habitat (ObjectNav-v1 json.gz, in habitat's frame)")
+    ] = "homesim",
+    categories: Annotated[
+        str,
+        typer.Option(help="--format habitat's category ids: homesim (its 12), hm3d (HM3D's 6) or mp3d (MP3D's 21)"),
     ] = "homesim",
     workers: Annotated[int, typer.Option(min=1, help="processes; the output does not depend on it")] = 1,
     backend: BackendOption = "local",
@@ -50,11 +54,18 @@ def generate_objectnav(
     """Generate ObjectNav episodes in seeded multi-room houses, with the working group's filters."""
     if format not in FORMATS:
         raise typer.BadParameter(f"use one of {', '.join(FORMATS)}", param_hint="--format")
+    from homesim.datasets.objectnav.habitat import CATEGORY_TABLES, write_habitat
+
+    if categories not in CATEGORY_TABLES:
+        raise typer.BadParameter(f"use one of {', '.join(CATEGORY_TABLES)}", param_hint="--categories")
+    if categories != "homesim" and format != "habitat":
+        raise typer.BadParameter(
+            "category tables are habitat's: use it with --format habitat", param_hint="--categories"
+        )
     runs_on = workers_of(workers, backend, ray_address, ("homesim.datasets.objectnav.generate",))  # start meanwhile
     from homesim import __version__
     from homesim.datasets.folder import write_dataset
     from homesim.datasets.objectnav.generate import generate
-    from homesim.datasets.objectnav.habitat import write_habitat
 
     places = ()
     if scenes == "alfred":
@@ -68,7 +79,13 @@ def generate_objectnav(
     made = generate(houses, episodes, seed, runs_on, progress, places)
     splits, used, rejected = made
     if format == "habitat":
-        write_habitat(out, splits, used)
+        left_out = write_habitat(out, splits, used, categories)
+        if left_out:
+            counts = ", ".join(f"{c}: {n}" for c, n in sorted(left_out.items()))
+            console.print(
+                f"left out {plural(left_out.total(), 'episode')} whose category {categories} lacks ({counts})"
+            )
+            splits = {s: [e for e in es if e.object_category not in left_out] for s, es in splits.items()}
     else:
         source = {"generator": f"homesim {__version__}", "scenes": scenes, "houses": houses, "seed": seed}
         write_dataset(out, splits, used, source | {"episodes": episodes}, suite="objectnav")
@@ -109,11 +126,16 @@ def import_habitat(
     habitat: Annotated[Path, typer.Option(exists=True, file_okay=False, help="a habitat-layout ObjectNav folder")],
     out: Annotated[Path, typer.Option(help="dataset folder to write")] = Path("out/objectnav-imported"),
 ) -> None:
-    """Read a habitat ObjectNav-v1 folder (as `generate objectnav --format habitat` writes) into a dataset folder."""
+    """Read a habitat ObjectNav-v1 folder for homesim's scenes (as `generate objectnav --format habitat` writes
+    it, or habitat's own files: any start pose, snapped to homesim's lattice and said so) into a dataset folder."""
     from homesim.datasets.folder import write_dataset
     from homesim.datasets.objectnav.habitat import read_habitat
 
-    splits, scenes = read_habitat(habitat)
-    write_dataset(out, splits, scenes, {"imported_from": str(habitat), "format": "habitat"}, suite="objectnav")
+    read = read_habitat(habitat)
+    splits = read.splits
+    source = {"imported_from": str(habitat), "format": "habitat", "changes": read.notes()}
+    write_dataset(out, splits, read.scenes, source, suite="objectnav")
+    for note in read.notes():
+        console.print(note)
     counts = ", ".join(f"{split}: {len(episodes)}" for split, episodes in splits.items())
     console.print(f"imported {plural(sum(map(len, splits.values())), 'episode')} ({counts}) into {out}")

@@ -33,6 +33,7 @@ REQUIRED = {
     "level": int,
 }
 ATTRIBUTE_VALUES = {"size": SIZES, "color": COLORS}
+HOMESIM_ID = "homesim_id"  # the episode's id where homesim wrote the file (else the file's name is its id)
 READING = ("_rsa_meaning", "_objects_in_utterance", "_useful_objects", "_objects_in_rsa_meaning", "_possible_solution")
 
 
@@ -68,7 +69,8 @@ def read_handmethat_file(path: str | Path) -> HandMeThatEpisode:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise DataError(where, "(file)", f"unreadable: {e}") from e
-    return episode_from_json(where, data, Path(path).stem)
+    named = data.get(HOMESIM_ID) if isinstance(data, dict) else None
+    return episode_from_json(where, data, named if isinstance(named, str) and named else Path(path).stem)
 
 
 def episode_from_json(where: str, data: object, episode_id: str) -> HandMeThatEpisode:

@@ -17,6 +17,7 @@ from functools import cache
 from importlib import resources
 
 from homesim.tasks.handmethat.formula import parse
+from homesim.world.handmethat.catalog import handmethat_catalog
 from homesim.world.handmethat.state import HmtState
 
 _BLANK = re.compile(r"\{(\w+?)(?:_(\d))?\}")
@@ -74,3 +75,31 @@ def sample_goal(state: HmtState, rng: random.Random) -> Goal | None:
     if any(s is None for s in subgoals):
         return None
     return Goal(index, name, tuple(subgoals))
+
+
+@cache
+def _template_patterns() -> tuple[re.Pattern, ...]:
+    """Each template name's goal (its formulas joined with `and`) as a pattern: a blank matches a type of its
+    subclass, the same type wherever the blank recurs."""
+    types: dict[str, list[str]] = {}
+    for c in handmethat_catalog().categories.values():
+        types.setdefault(c.subclass, []).append(re.escape(c.type))
+    patterns = []
+    for formulas in goal_templates().values():
+        text, groups, pattern, at = f"(and {' '.join(formulas)})", {}, "", 0
+        for m in _BLANK.finditer(text):
+            pattern += re.escape(text[at : m.start()])
+            if m.group(0) in groups:
+                pattern += f"(?P={groups[m.group(0)]})"
+            else:
+                groups[m.group(0)] = f"b{len(groups)}"
+                pattern += rf"(?P<{groups[m.group(0)]}>type-(?:{'|'.join(types.get(m.group(1), ()))}))"
+            at = m.end()
+        patterns.append(re.compile(pattern + re.escape(text[at:])))
+    return tuple(patterns)
+
+
+def template_indices(formula: str) -> tuple[int, ...]:
+    """The places in the template list (their `goal_idx`) of the templates a filled goal can have been made
+    from (some fill to the same goals: "laying tile floors" and template 3 with tiles); () when none."""
+    return tuple(i for i, p in enumerate(_template_patterns()) if p.fullmatch(formula))

@@ -9,7 +9,8 @@ stove or microwave, frozen in the refrigerator, the refrigerator on, everything 
 each with probability 1/3, colour and size uniform. Robot and human start on the floor, hands empty.
 
 How many types of a subclass are present and how many things a type has are not in the paper; the
-weights come from the 24 authors' samples (data file), so the scenes have their 207-266 things.
+weights come from the 24 authors' samples (data file), so the scenes have their 207-266 things. As in their
+sampler, cloths, cleaning tools and cutlery are always there in all their types (`EVERY_TYPE`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ from homesim.world.handmethat.catalog import COLORS, SIZES, Category, handmethat
 from homesim.world.handmethat.state import INSIDE, ONTOP, Agent, HmtState, Thing
 
 START = "floor"
+# subclasses whose every type is in every scene, as their sampler draws them (`num_of_types = 3`): their robot
+# cleans with the first thing of each cleaning type (`rag#0`, `broom#0`, ...) and slices with `knife#0`, and
+# their text env cannot be built on a scene that lacks one
+EVERY_TYPE = frozenset({"piece_of_cloth", "cleaning_tool", "cutlery"})
 
 
 @cache
@@ -45,7 +50,10 @@ def sample_scene(rng: random.Random) -> HmtState:
             by_subclass.setdefault(c.subclass, []).append(c)
     chosen: list[Category] = []  # one entry per thing
     for subclass, types in by_subclass.items():
-        present = [c for c in types if rng.random() < space["type_present"]] or [rng.choice(types)]
+        if subclass in EVERY_TYPE:
+            present = types
+        else:
+            present = [c for c in types if rng.random() < space["type_present"]] or [rng.choice(types)]
         for c in present:
             chosen += [c] * rng.choices(counts, weights)[0]
     # receptacles first, so things can go in or on them
