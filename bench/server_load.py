@@ -2,7 +2,8 @@
 a leaderboard phase holding `--submissions` scored submissions from `--teams` teams, then
 * the leaderboard page and its API: p50 / p95 latency over `--requests` requests;
 * submissions accepted per second with `--senders` threads posting at once (bounded by `--posts`);
-* scoring: seconds to score one submission against `homesim evaluate` of the same actions (the reference).
+* scoring: seconds to score one submission against `homesim evaluate` of the same actions (the reference);
+* remote evaluation: ObjectNav steps per second of a remote agent (no pixels) against local evaluation.
 
     python bench/server_load.py [--submissions 10000 --teams 100 --requests 200 --senders 8 --posts 200] [--db URL]
 """
@@ -25,15 +26,31 @@ import httpx
 from sqlalchemy import insert, select
 
 from homesim.datasets.alfred.builtin import builtin_episodes
+from homesim.datasets.objectnav.builtin import builtin_objectnav
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
 from homesim.evaluation.records import action_file_of, read_records
 from homesim.evaluation.suites import SUITES
 from homesim.server.challenges import add_team, create_challenge, token_hash
 from homesim.server.db import connect, migrate, sessions
 from homesim.server.models import Phase, Submission, Team, now
+from homesim.server.remote import play_remote
 from homesim.server.submissions import figures_of, submit, work_once
 
 DEADLINE = 300.0  # seconds: every phase of the bench stops by then
+
+
+class Spinner:
+    """Turns left until ObjectNav's 500-step limit: many steps per episode, so that the remote figure is
+    the exchange's speed, not the episodes' set-up."""
+
+    def __init__(self, seed: int = 0) -> None:
+        pass
+
+    def reset(self, task) -> None:
+        pass
+
+    def act(self, observation: dict) -> str:
+        return "TURN_LEFT"
 
 
 def _port() -> int:
@@ -67,7 +84,15 @@ def main() -> None:
     reference = evaluate(splits, scenes, EvaluationConfig(agent="random"), folder / "random")
     local_seconds = time.perf_counter() - begin
     actions = action_file_of(read_records(folder / "random" / "records.jsonl"), "alfred", "Stop").to_dict()
+    nav, nav_scenes = builtin_objectnav()
+    begin = time.perf_counter()
+    nav_local = evaluate(
+        {"test": nav}, nav_scenes, EvaluationConfig(agent="__main__:Spinner", suite="objectnav"), folder / "nav"
+    )
+    nav_local_seconds = time.perf_counter() - begin
+    nav_steps = sum(len(r.actions) + 1 for r in read_records(folder / "nav" / "records.jsonl"))
     with made.begin() as session:
+        create_challenge(session, "nav", "nav", SUITES["objectnav"], {"test": nav}, nav_scenes)
         challenge = create_challenge(session, "load", "load", SUITES["alfred"], splits, scenes)
         token = add_team(session, "sender")
         phase_id = challenge.phases[0].id
@@ -112,7 +137,10 @@ def main() -> None:
                 except httpx.TransportError:
                     time.sleep(0.1)
             timings = {}
-            for name, path in (("leaderboard page", "/c/load/test"), ("leaderboard API", "/api/challenges/load/test/leaderboard")):
+            for name, path in (
+                ("leaderboard page", "/c/load/test"),
+                ("leaderboard API", "/api/challenges/load/test/leaderboard"),
+            ):
                 client.get(address + path)  # warm
                 seconds = []
                 stop_at = time.monotonic() + DEADLINE
@@ -147,6 +175,9 @@ def main() -> None:
         for thread in senders:
             thread.join(timeout=DEADLINE)
         posting = time.perf_counter() - begin
+        begin = time.perf_counter()
+        remote_id = play_remote(address, token, "nav", "test", Spinner(), "remote")
+        remote_seconds = time.perf_counter() - begin
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -156,6 +187,10 @@ def main() -> None:
         print(f"{name:<22}{p50:>10.1f}{p95:>10.1f}")
     print(f"submissions accepted: {len(accepted)} in {posting:.1f} s = {len(accepted) / posting:.1f}/s"
           f" ({args.senders} senders; {len(refused)} refused)")  # fmt: skip
+    with made() as session:
+        same = session.get(Submission, remote_id).summary["splits"] == nav_local["splits"]
+    print(f"remote evaluation: {nav_steps / remote_seconds:,.0f} steps/s; local: {nav_steps / nav_local_seconds:,.0f} steps/s"
+          f" (ratio {nav_local_seconds / remote_seconds:.2f}; {nav_steps} ObjectNav steps, figures equal: {same})")  # fmt: skip
     print(f"scoring one submission: {score_seconds:.2f} s; `homesim evaluate` of the same episodes: {local_seconds:.2f} s"
           f" (ratio {score_seconds / local_seconds:.2f})")  # fmt: skip
 

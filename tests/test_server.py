@@ -307,3 +307,37 @@ def test_a_database_scored_before_the_figures_migration_keeps_its_leaderboard(db
     with made() as session:
         (row,) = leaderboard(session, session.scalar(select(Phase)), None)
         assert row.rank == 1 and row.figures["spl"] == summary["splits"]["test"]["all"]["spl"]
+
+
+def test_the_host_sets_phases_and_enters_baselines_from_the_command_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from homesim.cli import app
+    from homesim.datasets.folder import write_dataset
+
+    splits, scenes = _suite_episodes("alfred")
+    write_dataset(tmp_path / "data", splits, scenes, {"made_by": "test"})
+    db = f"sqlite:///{tmp_path / 'cli.db'}"
+    runner = CliRunner()
+
+    def run(*args: str) -> str:
+        result = runner.invoke(app, [*args, "--db", db], env={"COLUMNS": "200"})
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    run("challenge", "create", "--slug", "c", "--title", "C", "--episodes", str(tmp_path / "data"), "--phases", "objectnav-2020")
+    assert "token" in run("challenge", "team", "--name", "host", "--host")
+    said = run("challenge", "phase", "--challenge", "c", "--slug", "test-standard", "--per-day", "3", "--end", "2030-01-01T00:00")
+    assert "test-standard: split test, per day 3" in said
+    run("challenge", "phase", "--challenge", "c", "--slug", "extra", "--visibility", "hidden", "--reveal-at", "2030-01-01T00:00")
+    run("challenge", "baseline", "--challenge", "c", "--phase", "minival", "--agent", "expert")
+    bad = runner.invoke(app, ["challenge", "phase", "--challenge", "c", "--slug", "x", "--start", "soon", "--db", db])
+    assert bad.exit_code == 1 and "--start 'soon': a date and time" in bad.output
+    made = _made(db)
+    assert work_once(made, "w") is not None
+    with made() as session:
+        phases = {p.slug: p for p in session.scalars(select(Phase))}
+        assert (phases["test-standard"].per_day, phases["test-standard"].end.year) == (3, 2030)
+        assert phases["extra"].visibility == "hidden" and phases["extra"].reveal_at.year == 2030
+        (row,) = leaderboard(session, phases["minival"], None)
+        assert row.submission.baseline and row.figures["task_success"]["value"] == 1.0

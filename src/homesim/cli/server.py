@@ -1,11 +1,11 @@
 """`homesim serve`, `homesim challenge ...` and `homesim submit`: hosting a challenge and taking part in one.
 
-    homesim challenge create --slug alfred-2026 --title "..." --episodes DATASET --split test_seen --phases objectnav-2020
-    homesim challenge team --name "my lab"                  # prints the team's token, once
-    homesim challenge public-split --challenge alfred-2026 --out public/
-    homesim serve                                           # pages, API and a scoring worker on 127.0.0.1
-    homesim challenge actions out/eval --out actions.json   # what an evaluation's agent did, as a results file
-    homesim submit --server http://127.0.0.1:8000 --token T --challenge alfred-2026 --phase test --file actions.json --method "My agent"
+homesim challenge create --slug alfred-2026 --title "..." --episodes DATASET --split test_seen --phases objectnav-2020
+homesim challenge team --name "my lab"                  # prints the team's token, once
+homesim challenge public-split --challenge alfred-2026 --out public/
+homesim serve                                           # pages, API and a scoring worker on 127.0.0.1
+homesim challenge actions out/eval --out actions.json   # what an evaluation's agent did, as a results file
+homesim submit --server http://127.0.0.1:8000 --token T --challenge alfred-2026 --phase test --file actions.json --method "My agent"
 """
 
 from __future__ import annotations
@@ -37,7 +37,9 @@ def _sessions(db: str):
 def create(
     slug: Annotated[str, typer.Option(help="the challenge's name in addresses: lower case, digits, dashes")],
     title: Annotated[str, typer.Option(help="its title on the pages")],
-    episodes: Annotated[Path, typer.Option(exists=True, help="the test episodes: a dataset folder, or what evaluate reads")],
+    episodes: Annotated[
+        Path, typer.Option(exists=True, help="the test episodes: a dataset folder, or what evaluate reads")
+    ],
     split: Annotated[str | None, typer.Option(help="the split every phase scores on (default: the first)")] = None,
     layouts: Annotated[Path | None, typer.Option(exists=True, file_okay=False, help="ALFRED layout files")] = None,
     phases: Annotated[str, typer.Option(help="phase preset: open (one phase, no limits) or objectnav-2020")] = "open",
@@ -55,6 +57,117 @@ def create(
         )
         names = ", ".join(p.slug for p in challenge.phases)
     console.print(f"challenge {slug} ({source.suite}) created with phases {names}")
+
+
+def _when(text: str | None, option: str):
+    from datetime import datetime
+
+    if text is None:
+        return None
+    try:
+        return datetime.fromisoformat(text).replace(tzinfo=None)
+    except ValueError:
+        raise ValueError(f"{option} {text!r}: a date and time, 2026-12-01T12:00 (UTC)") from None
+
+
+@challenge_app.command("phase")
+def phase(
+    challenge: Annotated[str, typer.Option(help="the challenge's slug")],
+    slug: Annotated[str, typer.Option(help="the phase's slug: a new one is added, an existing one changed")],
+    title: Annotated[str | None, typer.Option(help="its title (a new phase: the slug)")] = None,
+    split: Annotated[
+        str | None, typer.Option(help="the split it scores on (a new phase: the challenge's first)")
+    ] = None,
+    start: Annotated[str | None, typer.Option(help="opens at, UTC: 2026-12-01T00:00")] = None,
+    end: Annotated[str | None, typer.Option(help="closes at, UTC")] = None,
+    per_day: Annotated[int | None, typer.Option(min=0, help="submissions per team per UTC day")] = None,
+    total: Annotated[int | None, typer.Option(min=0, help="submissions per team in all")] = None,
+    concurrent: Annotated[int | None, typer.Option(min=0, help="submissions per team being scored at once")] = None,
+    visibility: Annotated[str | None, typer.Option(help="public, or hidden until --reveal-at")] = None,
+    reveal_at: Annotated[str | None, typer.Option(help="a hidden phase's results are shown from, UTC")] = None,
+    choose_one: Annotated[bool | None, typer.Option(help="each team's chosen row alone is ranked")] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Add a phase to a challenge, or change one: dates, limits, visibility, the reveal."""
+    from sqlalchemy import select
+
+    from homesim.server.challenges import ChallengeError, PhaseRules, add_phase
+    from homesim.server.models import VISIBILITIES, Challenge, Episode, Phase
+
+    if visibility is not None and visibility not in VISIBILITIES:
+        raise ValueError(f"--visibility {visibility!r}: {' or '.join(VISIBILITIES)}")
+    dates = {"start": _when(start, "--start"), "end": _when(end, "--end"), "reveal_at": _when(reveal_at, "--reveal-at")}
+    with _sessions(db).begin() as session:
+        found = session.scalar(select(Challenge).where(Challenge.slug == challenge))
+        if found is None:
+            raise ChallengeError(f"no challenge {challenge!r}")
+        existing = session.scalar(select(Phase).where(Phase.challenge_id == found.id, Phase.slug == slug))
+        if existing is None:
+            first = session.scalar(
+                select(Episode.split).where(Episode.challenge_id == found.id).order_by(Episode.split)
+            )
+            rules = PhaseRules(
+                slug, title or slug, per_day, total, concurrent, visibility or "public", bool(choose_one)
+            )
+            existing = add_phase(session, found, rules, split or first, {})
+        changes = {"title": title, "per_day": per_day, "total": total, "concurrent": concurrent,
+                   "visibility": visibility, "choose_one": choose_one} | dates  # fmt: skip
+        if split is not None:
+            if (
+                session.scalar(select(Episode.id).where(Episode.challenge_id == found.id, Episode.split == split))
+                is None
+            ):
+                raise ChallengeError(f"challenge {challenge} has no split {split!r}")
+            changes["split"] = split
+        for name, value in changes.items():
+            if value is not None:
+                setattr(existing, name, value)
+        said = f"{existing.slug}: split {existing.split}, per day {existing.per_day}, total {existing.total}, at once {existing.concurrent}, {existing.visibility}"
+    console.print(f"phase {said}", highlight=False)
+
+
+@challenge_app.command("baseline")
+def baseline(
+    challenge: Annotated[str, typer.Option(help="the challenge's slug")],
+    phase: Annotated[str, typer.Option(help="the phase's slug")],
+    agent: Annotated[
+        str, typer.Option(help="an agent homesim evaluate takes: expert, random, a checkpoint, module:Class")
+    ],
+    method: Annotated[str | None, typer.Option(help="its name on the leaderboard (default: the agent's)")] = None,
+    db: DbOption = DEFAULT_DB,
+) -> None:
+    """Enter a baseline row: the host plays the agent on the phase's hidden episodes and submits its actions
+    (scored by the workers like any submission; not counted against any limit)."""
+    import tempfile
+
+    from sqlalchemy import select
+
+    from homesim.evaluation.evaluate import EvaluationConfig, evaluate
+    from homesim.evaluation.records import action_file_of, read_records
+    from homesim.evaluation.suites import suite_named
+    from homesim.server.challenges import ChallengeError, challenge_episodes
+    from homesim.server.models import Challenge, Phase, Team
+    from homesim.server.submissions import submit
+
+    made = _sessions(db)
+    with made.begin() as session:
+        found = session.scalar(select(Phase).join(Challenge).where(Challenge.slug == challenge, Phase.slug == phase))
+        host = session.scalar(select(Team).where(Team.is_host).order_by(Team.id))
+        if found is None or host is None:
+            raise ChallengeError(
+                f"no phase {phase!r} in challenge {challenge!r}"
+                if found is None
+                else "no host yet: challenge team --host"
+            )
+        suite = suite_named(found.challenge.suite)
+        splits, scenes = challenge_episodes(session, found.challenge, found.split)
+        with tempfile.TemporaryDirectory(prefix="homesim-baseline-") as folder:
+            config = EvaluationConfig(agent=agent, suite=suite.name, options=dict(found.options))
+            evaluate(splits, scenes, config, Path(folder))
+            actions = action_file_of(read_records(Path(folder) / "records.jsonl"), suite.name, suite.stop_action)
+        made_row = submit(session, found, host, actions.to_dict(), method or agent, baseline=True)
+        number = made_row.id
+    console.print(f"baseline {method or agent}: submission {number}, queued for scoring")
 
 
 @challenge_app.command("team")

@@ -28,7 +28,7 @@ from homesim.agents.protocol import AgentAction
 from homesim.agents.remote import PREFIX, RUNS, Exchange
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
 from homesim.evaluation.suites import suite_named
-from homesim.server.challenges import ChallengeError, challenge_episodes
+from homesim.server.challenges import ChallengeError, challenge_episodes, token_hash
 from homesim.server.models import Phase, Submission, Team
 from homesim.server.submissions import Scored, finish, submit
 
@@ -62,7 +62,7 @@ def decode(value: object) -> object:
 class Run:
     name: str
     submission_id: int
-    team_id: int
+    token_hash: str  # the team's: a step's request is checked against it without the database
     exchange: Exchange
     pending: tuple | None = None  # (step, task, observation) handed out and not yet answered
     done: bool = False
@@ -79,7 +79,7 @@ def start(sessions: sessionmaker[Session], phase: Phase, team: Team, method: str
         submission = submit(session, session.merge(phase), session.merge(team), None, method, paper_url, remote=PREFIX + name)
         submission_id = submission.id
     suite = suite_named(phase.challenge.suite)
-    run = Run(name, submission_id, team.id, Exchange(patience, suite.stop_action))
+    run = Run(name, submission_id, team.token_hash, Exchange(patience, suite.stop_action))
     RUNS[name] = run.exchange
     ACTIVE[name] = run
     threading.Thread(target=_play, args=(sessions, run, phase.id), daemon=True, name=f"remote {name}").start()
@@ -106,9 +106,9 @@ def _play(sessions: sessionmaker[Session], run: Run, phase_id: int) -> None:
     RUNS.pop(run.name, None)
 
 
-def find(name: str, team: Team) -> Run:
+def find(name: str, token: str | None) -> Run:
     run = ACTIVE.get(name)
-    if run is None or run.team_id != team.id:
+    if run is None or token is None or run.token_hash != token_hash(token):
         raise ChallengeError(f"no remote evaluation {name!r} of yours is running here")
     return run
 
@@ -178,21 +178,23 @@ def play_remote(server: str, token: str, challenge: str, phase: str, agent: obje
             raise AssertionError("unreachable")
 
         started = call("POST", f"/api/challenges/{challenge}/{phase}/remote", json={"method": method})
+        item = {"waiting": True}
         while True:
-            item = call("GET", f"/api/remote/{started['run']}/next", params={"wait": wait})
+            if item.get("waiting"):
+                item = call("GET", f"/api/remote/{started['run']}/next", params={"wait": wait})
+                continue
             if item.get("done"):
                 return item["submission"]
-            if item.get("waiting"):
-                continue
             if item["task"] is not None:
                 task = item["task"]
                 agent.reset(TaskSpec(task["episode_id"], task["goal"], tuple(task["instructions"]), annotation=task["annotation"]))
             reply = agent.act(decode(item["observation"]))
             action, target = (reply.action, reply.target) if isinstance(reply, AgentAction) else (reply, None)
-            body = {"step": item["step"], "action": action, "target": encode(target)}
-            try:
-                call("POST", f"/api/remote/{started['run']}/act", json=body)
-            except ChallengeError as e:
-                if "answered already" not in str(e):  # a retried answer that had arrived: go on
-                    raise
+            body = {"step": item["step"], "action": action, "target": encode(target), "wait": wait}
             progress(item["step"])
+            try:  # the answer to a step brings the next one
+                item = call("POST", f"/api/remote/{started['run']}/act", json=body)
+            except ChallengeError as e:
+                if "answered already" not in str(e):  # a retried answer that had arrived: ask for the next step
+                    raise
+                item = {"waiting": True}

@@ -42,14 +42,6 @@ def create_app(sessions: sessionmaker[Session], patience: float = remote.PATIENC
     def viewer(request: Request, s: Session = Depends(session)) -> Team | None:
         return team_of(s, _token(request))
 
-    def briefly_viewer(request: Request) -> Team | None:
-        """The team, from a session closed at once: for requests that then wait (remote evaluation)."""
-        with sessions() as s:
-            found = team_of(s, _token(request))
-            if found is not None:
-                s.expunge(found)
-            return found
-
     def page(request: Request, name: str, team: Team | None, status: int = 200, **context) -> HTMLResponse:
         return templates.TemplateResponse(request, name, {"team": team, **context}, status_code=status)
 
@@ -218,27 +210,28 @@ def create_app(sessions: sessionmaker[Session], patience: float = remote.PATIENC
         return {"run": run.name, "submission": run.submission_id, "suite": phase.challenge.suite}
 
     @app.get("/api/remote/{name}/next")
-    def api_remote_next(name: str, wait: float = 20.0, team: Team | None = Depends(briefly_viewer)):
-        if team is None:
-            raise HTTPException(401, "a team's token is needed")
+    def api_remote_next(request: Request, name: str, wait: float = 20.0):
+        """The step waiting for the agent's action (long-polled, at most 60 s)."""
         try:
-            return remote.next_step(remote.find(name, team), min(max(wait, 0.0), 60.0))
+            return remote.next_step(remote.find(name, _token(request)), min(max(wait, 0.0), 60.0))
         except ChallengeError as e:
             raise HTTPException(404, str(e)) from None
 
     @app.post("/api/remote/{name}/act")
-    def api_remote_act(name: str, body: dict = Body(...), team: Team | None = Depends(briefly_viewer)):
-        if team is None:
-            raise HTTPException(401, "a team's token is needed")
+    def api_remote_act(request: Request, name: str, body: dict = Body(...)):
+        """The agent's action for a step; answers with the next step (as /next does)."""
         try:
-            run = remote.find(name, team)
-            step, action = body.get("step"), body.get("action")
-            if not isinstance(step, int) or not isinstance(action, str | None):
-                raise ChallengeError("send {step: the step's number, action: a name or command, target: ...}")
+            run = remote.find(name, _token(request))
+        except ChallengeError as e:
+            raise HTTPException(404, str(e)) from None
+        step, action, wait = body.get("step"), body.get("action"), body.get("wait", 20.0)
+        if not isinstance(step, int) or not isinstance(action, str | None) or not isinstance(wait, int | float):
+            raise HTTPException(400, "send {step: the step's number, action: a name or command, target, wait}")
+        try:
             remote.answer(run, step, action, body.get("target"))
         except ChallengeError as e:
             raise HTTPException(409, str(e)) from None
-        return {"ok": True}
+        return remote.next_step(run, min(max(float(wait), 0.0), 60.0))
 
     @app.get("/api/submissions/{submission_id}")
     def api_submission(submission_id: int, s: Session = Depends(session), team: Team | None = Depends(viewer)):
