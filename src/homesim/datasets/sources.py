@@ -2,7 +2,7 @@
 folder, one split file of a dataset folder (`DATASET/<split>.jsonl.gz`), ALFRED trajectories (a
 json_2.1.0 tree, a traj_data.json, or a .jsonl[.gz] of them; their floor plans need ALFRED's layout
 files), HandMeThat's episode files (one, or a folder of them: its episodes are the split named after the
-folder), or, with no path, the built-in episodes. Anything else is one `DataError` saying what the file
+folder), or, with no path, a suite's built-in episodes. Anything else is one `DataError` saying what the file
 is and what was expected."""
 
 from __future__ import annotations
@@ -16,11 +16,13 @@ from homesim.datasets.alfred.episode import AlfredEpisode
 from homesim.datasets.folder import is_dataset, read_dataset, read_manifest
 from homesim.datasets.handmethat.episode import HandMeThatEpisode
 from homesim.errors import DataError
+from homesim.tasks.objectnav import ObjectNavEpisode
 from homesim.world.scene import Scene
 
 TRAJECTORY_FIELDS = {"plan", "scene", "task_type"}  # an ALFRED traj_data.json
 EPISODE_FIELDS = {"initial_state", "scene_id"}  # a homesim episode, a line of a dataset's split file
 HANDMETHAT_FIELD = "initial_object_dict"  # one of HandMeThat's episode files
+BUILTIN_SPLIT = "builtin"  # the split of the built-in episodes
 
 
 @dataclass(frozen=True)
@@ -99,14 +101,7 @@ def read_episodes(
 ) -> Episodes:
     """The episodes at `path` (only `split`, if given), whatever kind of source it is."""
     if path is None:
-        if suite not in (None, AlfredEpisode.suite):
-            raise DataError("(no path)", "--episodes", f"there are no built-in {suite} episodes: give a path")
-        from homesim.datasets.alfred.builtin import builtin_episodes
-
-        if split not in (None, "builtin"):
-            raise DataError("the built-in episodes", "--split", f"they have one split, 'builtin', not {split!r}")
-        built, scenes = builtin_episodes()
-        return Episodes({"builtin": built}, scenes)
+        return _builtin(suite or AlfredEpisode.suite, split)
     path = Path(path)
     kind = kind_of(path)
     if kind == "dataset_split":
@@ -127,6 +122,25 @@ def read_episodes(
 
     splits, scenes, skipped = import_alfred(path, layouts, split)
     return Episodes(splits, scenes, AlfredEpisode.suite, skipped)
+
+
+def _builtin(suite: str, split: str | None) -> Episodes:
+    """A suite's built-in episodes (a few, made on first use), as one split named "builtin"."""
+    from homesim.datasets.alfred.builtin import builtin_episodes
+    from homesim.datasets.handmethat.builtin import builtin_handmethat
+    from homesim.datasets.objectnav.builtin import builtin_objectnav
+
+    made = {
+        AlfredEpisode.suite: builtin_episodes,
+        HandMeThatEpisode.suite: builtin_handmethat,
+        ObjectNavEpisode.suite: builtin_objectnav,
+    }
+    if suite not in made:
+        raise DataError("(no path)", "--episodes", f"there are no built-in {suite} episodes: give a path")
+    if split not in (None, BUILTIN_SPLIT):
+        raise DataError("the built-in episodes", "--split", f"they have one split, {BUILTIN_SPLIT!r}, not {split!r}")
+    episodes, scenes = made[suite]()
+    return Episodes({BUILTIN_SPLIT: episodes}, scenes, suite)
 
 
 def _handmethat_episodes(path: Path, split: str | None, suite: str | None) -> Episodes:

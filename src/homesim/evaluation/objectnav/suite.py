@@ -185,4 +185,5 @@ OBJECTNAV = Suite(
     hidden=("goals", "geodesic_distance", "euclidean_distance", "difficulty", "reference_actions"),
     observation_text=observation_text,
     drawing=RecordDrawing((".mp4", ".gif", ".png"), _draw),
+    template="homesim.agents.templates.objectnav",
 )
