@@ -95,7 +95,7 @@ def bad_files(handmethat_samples, tmp_path_factory):
         (["play", "handmethat", "--episodes", "{root}/good.json", "--episode", "3"], "there are 1 episodes"),
         (["evaluate", "--observability", "full"], "only HandMeThat has it"),
         (["evaluate", "--suite", "handmethat", "--split", "test"], "they have one split, 'builtin', not 'test'"),
-        (["evaluate", "--episodes", "{root}/good.json", "--ablation", "goal_only"], "--subgoals are ALFRED's"),
+        (["evaluate", "--episodes", "{root}/good.json", "--ablation", "goal_only"], "--ablation: only ALFRED has it"),
         (["evaluate", "--episodes", "{root}/good.json", "--suite", "alfred"], "holds HandMeThat episodes"),
     ],
 )

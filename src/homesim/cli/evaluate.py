@@ -138,13 +138,16 @@ def evaluate_command(
     if not any(splits.values()):
         console.print(f"[red]no episodes to evaluate[/] in {episodes}" + (f" (split {split})" if split else ""))
         raise typer.Exit(1)
-    if (observation_filter != "none" and not protocol.ablations) or (subgoals and not protocol.subgoals):
-        owners = " and ".join(s.title + "'s" for s in SUITES.values() if s.ablations or s.subgoals)
-        raise typer.BadParameter(f"--ablation and --subgoals are {owners}", param_hint="--suite")
+    for option, used, has in (("--ablation", observation_filter != "none", "ablations"),
+                              ("--subgoals", subgoals, "subgoals")):  # fmt: skip
+        if used and not getattr(protocol, has):
+            owners = " and ".join(s.title for s in SUITES.values() if getattr(s, has))
+            raise typer.BadParameter(f"only {owners} has it, not {protocol.title}", param_hint=option)
     for option, value, known in (("--interface", interface, protocol.interfaces),
                                  ("--interaction", interaction, protocol.interactions)):  # fmt: skip
         if value is not None and value not in known:
-            raise typer.BadParameter(f"{value!r}: use {' or '.join(known)} ({protocol.title})", param_hint=option)
+            use = f"use {' or '.join(known)}" if len(known) > 1 else f"{protocol.title} has only {known[0]}: leave it out"
+            raise typer.BadParameter(f"{value!r}: {use}", param_hint=option)
     images = tuple(p for p in pixels.split(",") if p)
     if set(images) - set(protocol.pixels):
         allowed = ",".join(protocol.pixels) or "none"
@@ -188,8 +191,9 @@ def report_command(
         str | None,
         typer.Option(
             "--table",
-            help="a table that compares runs, a row per run: baselines (ALFRED's Tables 1, 3, 4 and A1) or"
-            " handmethat (the paper's Tables 2 and 3); default with several runs: their suite's",
+            help="a table that compares runs, a row per run: baselines (ALFRED's Tables 1, 3, 4 and A1),"
+            " objectnav (Success, SPL, SoftSPL, DTG) or handmethat (the paper's Tables 2 and 3);"
+            " default with several runs: their suite's",
         ),
     ] = None,
     split: Annotated[str | None, typer.Option(help="--table: only this split's episodes (default: all)")] = None,

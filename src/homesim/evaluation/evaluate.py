@@ -51,6 +51,8 @@ class EvaluationConfig:
             object.__setattr__(self, "max_fails", protocol.max_fails)
         if self.interface not in INTERFACES:
             raise ValueError(f"unknown interface {self.interface!r}; known: {', '.join(INTERFACES)}")
+        if self.subgoals and not protocol.subgoals:
+            raise ValueError(f"subgoals: {protocol.title} has no sub-goal evaluation")
         if self.interface == "text" and (self.subgoals or self.pixels or self.interaction != "oracle"):
             raise ValueError("the text interface has no sub-goal evaluation, pixels or masks")
 
