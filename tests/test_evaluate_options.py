@@ -70,7 +70,9 @@ def test_report_on_a_run_that_claims_what_its_suite_has_not_is_one_line(objectna
 def test_report_compares_objectnav_runs(objectnav_data, tmp_path):
     for agent, criteria in (("expert", []), ("random", []), ("expert", ["--criteria", "intentionality,proximity"])):
         out = tmp_path / f"{agent}{len(criteria)}"
-        assert run("evaluate", "--episodes", objectnav_data, "--agent", agent, *criteria, "--out", out)[0].exit_code == 0
+        assert (
+            run("evaluate", "--episodes", objectnav_data, "--agent", agent, *criteria, "--out", out)[0].exit_code == 0
+        )
     result, said = run("report", tmp_path / "expert0", tmp_path / "random0", "--json", tmp_path / "t.json")
     assert result.exit_code == 0 and "ObjectNav, all splits" in said and "judged" not in said
     rows = json.loads((tmp_path / "t.json").read_text())["rows"]

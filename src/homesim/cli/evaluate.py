@@ -146,7 +146,8 @@ def evaluate_command(
     for option, value, known in (("--interface", interface, protocol.interfaces),
                                  ("--interaction", interaction, protocol.interactions)):  # fmt: skip
         if value is not None and value not in known:
-            use = f"use {' or '.join(known)}" if len(known) > 1 else f"{protocol.title} has only {known[0]}: leave it out"
+            only = f"{protocol.title} has only {known[0]}: leave it out"
+            use = f"use {' or '.join(known)}" if len(known) > 1 else only
             raise typer.BadParameter(f"{value!r}: {use}", param_hint=option)
     images = tuple(p for p in pixels.split(",") if p)
     if set(images) - set(protocol.pixels):

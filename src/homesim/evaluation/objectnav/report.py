@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.table import Table
 
-from homesim.evaluation.metrics import figures
+from homesim.evaluation.metrics import figures as figures_of
 from homesim.evaluation.objectnav.metrics import OBJECTNAV_METRICS
 from homesim.evaluation.records import EpisodeRecord
 from homesim.tasks.objectnav_criteria import DEFAULT_CRITERIA
@@ -64,7 +64,9 @@ def objectnav_table(summary: dict, title: str) -> Table:
     return table
 
 
-def compare_runs(runs: Sequence[tuple[Path, Any, Sequence[EpisodeRecord]]], split: str | None) -> tuple[list, dict, list]:
+def compare_runs(
+    runs: Sequence[tuple[Path, Any, Sequence[EpisodeRecord]]], split: str | None
+) -> tuple[list, dict, list]:
     """`homesim report RUN... --table objectnav`: a row per run (its agent; its folder too where two runs share
     an agent), over `split`'s episodes or all of them, with the criteria and success distance it was judged
     by; a note where runs were judged differently or played different episodes. A ValueError names a run with
@@ -79,7 +81,7 @@ def compare_runs(runs: Sequence[tuple[Path, Any, Sequence[EpisodeRecord]]], spli
         if not chosen:
             raise ValueError(f"{out} has no episodes{f' in split {split!r}' if split else ''}")
         label = config.agent if agents.count(config.agent) == 1 else f"{config.agent} ({out})"
-        found = figures(chosen, metrics=OBJECTNAV_METRICS)
+        found = figures_of(chosen, metrics=OBJECTNAV_METRICS)
         rows[label] = found | {"options": config.options}
         criteria = ",".join(config.options.get("criteria", ()))
         criteria = "the default four" if criteria == ",".join(DEFAULT_CRITERIA) else criteria
