@@ -26,7 +26,11 @@ def evaluate_command(
         ),
     ] = None,
     agent: Annotated[
-        str, typer.Option(help="one of the suite's agents (random, expert, ...), a checkpoint (.pt), or module.path:ClassName")
+        str,
+        typer.Option(
+            help="one of the suite's agents (random, expert, ...), a checkpoint (.pt), module.path:ClassName or"
+            " file.py:ClassName (see homesim new-agent)"
+        ),
     ] = "expert",
     suite: Annotated[
         str | None, typer.Option(help="benchmark suite; default: the dataset folder's, else alfred")
@@ -153,6 +157,7 @@ def evaluate_command(
     if set(images) - set(protocol.pixels):
         allowed = ",".join(protocol.pixels) or "none"
         raise typer.BadParameter(f"{pixels!r}: some of {allowed}, comma-separated", param_hint="--pixels")
+    images, interaction, needs = _what_the_agent_needs(loaded, agent, protocol, images, interaction)
     try:
         config = EvaluationConfig(
             agent=agent,
@@ -166,7 +171,10 @@ def evaluate_command(
             options=options,
         )
     except ValueError as e:
-        raise typer.BadParameter(str(e), param_hint="--interface") from e
+        message = f"{agent} plays with {needs}: not in the {interface} interface" if needs and interface else str(e)
+        raise typer.BadParameter(message, param_hint="--interface") from e
+    if needs:
+        console.print(f"{agent} plays with {needs}: evaluating with them")
 
     def progress(items, total):
         return track(items, total=total, description=f"evaluating {agent}", console=console)
@@ -178,6 +186,23 @@ def evaluate_command(
     if "warning" in summary:
         console.print(f"[bold yellow]warning:[/] {summary['warning']}")
     console.print(f"records and summary written to {out}/")
+
+
+def _what_the_agent_needs(loaded, agent: str, protocol, images: tuple, interaction: str | None) -> tuple:
+    """The images and the interaction mode an agent plays with (a checkpoint knows what it was trained on: its
+    `observations` and `interaction`) added to those given, and what that adds, in words ("" for nothing)."""
+    wanted = tuple(getattr(loaded, "observations", ()))
+    plays = getattr(loaded, "interaction", None)
+    if set(wanted) - set(protocol.pixels):
+        given = ",".join(protocol.pixels) or "none"
+        message = f"{agent} asks for {','.join(wanted)}: {protocol.title} gives {given}"
+        raise typer.BadParameter(message, param_hint="--agent")
+    if plays is not None and interaction not in (None, plays):
+        message = f"{agent} aims with {plays}: give --interaction {plays} or leave it out"
+        raise typer.BadParameter(message, param_hint="--interaction")
+    images = tuple(dict.fromkeys((*images, *wanted)))
+    added = [f"--pixels {','.join(images)}"] * bool(wanted) + [f"--interaction {plays}"] * (plays is not None)
+    return images, plays or interaction, " ".join(added)
 
 
 @app.command("report")
