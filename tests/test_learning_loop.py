@@ -1,5 +1,7 @@
 """The shared training loop: it learns, its checkpoints resume to the same weights, bad files are one line."""
 
+import zipfile
+
 import pytest
 import torch
 from typer.testing import CliRunner
@@ -94,8 +96,20 @@ def test_bad_checkpoints_are_one_line_errors(tmp_path):
     with pytest.raises(DataError, match="no such checkpoint"):
         load_checkpoint(tmp_path / "missing.pt")
     (tmp_path / "garbage.pt").write_bytes(b"not a zip")
-    with pytest.raises(DataError, match="not a readable checkpoint"):
-        load_checkpoint(tmp_path / "garbage.pt")
+    (tmp_path / "notes.pt").write_text("my notes about the run\n")
+    for name in ("garbage.pt", "notes.pt"):
+        with pytest.raises(DataError, match="not a homesim checkpoint, or one cut short") as raised:
+            load_checkpoint(tmp_path / name)
+        assert "weights_only" not in str(raised.value) and "\n" not in str(raised.value)
+    torch.save({"weights": torch.zeros(2)}, tmp_path / "whole.pt")
+    (tmp_path / "cut.pt").write_bytes((tmp_path / "whole.pt").read_bytes()[:-100])
+    with pytest.raises(DataError, match="or one cut short"):
+        load_checkpoint(tmp_path / "cut.pt")
+    with zipfile.ZipFile(tmp_path / "other.pt", "w") as archive:
+        archive.writestr("readme.txt", "a zip, but not PyTorch's")
+    with pytest.raises(DataError, match="a damaged or foreign PyTorch file") as raised:
+        load_checkpoint(tmp_path / "other.pt")
+    assert "weights_only" not in str(raised.value) and "\n" not in str(raised.value)
     torch.save({"weights": torch.zeros(2)}, tmp_path / "foreign.pt")
     with pytest.raises(DataError, match="not a homesim checkpoint"):
         load_agent(str(tmp_path / "foreign.pt"))
