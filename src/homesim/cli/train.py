@@ -54,6 +54,9 @@ def train_command(
     observability: Annotated[
         str | None, typer.Option(help="HandMeThat: the game trained in, partial (the default) or full")
     ] = None,
+    split: Annotated[
+        str | None, typer.Option(help="HandMeThat: the split to learn from (default: train, or the data's only one)")
+    ] = None,
 ) -> None:
     """Train a learned baseline (with progress and checkpoints; run it again to resume after a stop)."""
     from homesim.learning.loop import TrainConfig
@@ -61,7 +64,9 @@ def train_command(
 
     suite, trainer = trainer_for(data)
     config = TrainConfig(epochs, max_steps, batch_size, lr, seed, checkpoint_every)
-    request = TrainRequest(agent, data, out, config, ablation, dagger_rounds, episodes, layouts, workers, observability)
+    request = TrainRequest(
+        agent, data, out, config, ablation, dagger_rounds, episodes, layouts, workers, observability, split
+    )
     result = trainer.train(request)
     table = Table(title=f"{suite} {agent}: {out}")
     for column in ("optimisation steps", "epochs", "last loss", "seconds", "log"):

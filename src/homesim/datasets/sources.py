@@ -145,16 +145,32 @@ def _builtin(suite: str, split: str | None) -> Episodes:
 
 def _handmethat_episodes(path: Path, split: str | None, suite: str | None) -> Episodes:
     """One of HandMeThat's episode files (read whole, or a `DataError`), or a folder of them (the ones that
-    cannot be read are skipped and listed); their split is named after the folder."""
-    from homesim.datasets.handmethat.files import read_handmethat_file, read_handmethat_files
+    cannot be read are skipped and listed). Files directly in a folder make the split named after it; files in
+    its subfolders (`train/`, `validation/`, `test/`, as `generate handmethat --format handmethat` writes
+    them) make a split per subfolder."""
+    from homesim.datasets.handmethat.files import NOT_EPISODES, read_handmethat_file, read_handmethat_files
+
+    def files_in(folder: Path) -> list[Path]:  # the top folder's own files; a subfolder's, however deep
+        found = folder.glob("*.json") if folder == path else folder.rglob("*.json")
+        return sorted(f for f in found if f.name not in NOT_EPISODES)
 
     if suite not in (None, HandMeThatEpisode.suite):
         raise DataError(str(path), "(file)", f"holds HandMeThat episodes, not {suite} episodes")
-    name = path.name if path.is_dir() else path.parent.name
-    if split not in (None, name):
-        raise DataError(str(path), "--split", f"HandMeThat's files here make the split {name!r}, not {split!r}")
     if not path.is_dir():
+        name = path.parent.name
+        if split not in (None, name):
+            raise DataError(str(path), "--split", f"HandMeThat's file here makes the split {name!r}, not {split!r}")
         return Episodes({name: [read_handmethat_file(path)]}, {}, HandMeThatEpisode.suite)
-    read = list(read_handmethat_files(path))
-    episodes = [e for e in read if not isinstance(e, DataError)]
-    return Episodes({name: episodes}, {}, HandMeThatEpisode.suite, [e for e in read if isinstance(e, DataError)])
+    folders = {path.name: path} if files_in(path) else {}
+    folders |= {f.name: f for f in sorted(path.iterdir()) if f.is_dir() and files_in(f)}
+    if split is not None:
+        if split not in folders:
+            made = ", ".join(repr(name) for name in folders)
+            raise DataError(str(path), "--split", f"HandMeThat's files here make the splits {made}, not {split!r}")
+        folders = {split: folders[split]}
+    splits, skipped = {}, []
+    for name, folder in folders.items():
+        episodes = [e for f in files_in(folder) for e in read_handmethat_files(f)]
+        splits[name] = [e for e in episodes if not isinstance(e, DataError)]
+        skipped += [e for e in episodes if isinstance(e, DataError)]
+    return Episodes(splits, {}, HandMeThatEpisode.suite, skipped)
