@@ -166,7 +166,8 @@ def test_the_authors_layout_keeps_its_splits_and_any_folder_name_trains(episodes
     (theirs / "generation.json").write_text("{}")  # the generator's summary beside the splits: no episode
     read = read_episodes(theirs)
     assert {k: len(v) for k, v in read.splits.items()} == {"test": 1, "train": 2, "validation": 1}
-    assert not read.skipped and [e.id for e in read_episodes(theirs, split="train").all()] == [e.id for e in episodes[:2]]
+    assert not read.skipped
+    assert [e.id for e in read_episodes(theirs, split="train").all()] == [e.id for e in episodes[:2]]
     with pytest.raises(DataError, match="make the splits 'test', 'train', 'validation', not 'val'"):
         read_episodes(theirs, split="val")
     samples = tmp_path / "samples"

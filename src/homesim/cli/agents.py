@@ -31,8 +31,7 @@ def new_agent(
     template = importlib.util.find_spec(SUITES[suite].template).origin
     file.parent.mkdir(parents=True, exist_ok=True)
     file.write_text(Path(template).read_text(encoding="utf-8"), encoding="utf-8")
-    console.print(
-        f"wrote {file}: an agent for {SUITES[suite].title}, class {CLASS} (what it is given and answers: docs/agents.md)."
-        f"\nRun it on the built-in episodes:\n  homesim evaluate --suite {suite} --agent {file}:{CLASS} --out runs/mine",
-        highlight=False,
-    )
+    title = SUITES[suite].title
+    console.print(f"wrote {file}: an agent for {title}, class {CLASS} (what it is given: docs/agents.md)", highlight=False)
+    run = f"homesim evaluate --suite {suite} --agent {file}:{CLASS} --out runs/mine"
+    console.print(f"run it on the built-in episodes:\n  {run}", highlight=False)
