@@ -32,6 +32,7 @@ def new_agent(
     file.parent.mkdir(parents=True, exist_ok=True)
     file.write_text(Path(template).read_text(encoding="utf-8"), encoding="utf-8")
     title = SUITES[suite].title
-    console.print(f"wrote {file}: an agent for {title}, class {CLASS} (what it is given: docs/agents.md)", highlight=False)
+    said = f"wrote {file}: an agent for {title}, class {CLASS} (what it is given: docs/agents.md)"
+    console.print(said, highlight=False)
     run = f"homesim evaluate --suite {suite} --agent {file}:{CLASS} --out runs/mine"
     console.print(f"run it on the built-in episodes:\n  {run}", highlight=False)
