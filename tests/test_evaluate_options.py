@@ -86,3 +86,23 @@ def test_report_compares_objectnav_runs(objectnav_data, tmp_path):
     assert rows[f"expert ({two[1]})"]["options"]["criteria"] == ["intentionality", "proximity"]
     result, said = run("report", tmp_path / "expert0", "--table", "objectnav", "--split", "test")
     assert result.exit_code == 1 and "has no episodes in split 'test'" in said
+
+
+def test_limit_and_episode_ids_evaluate_a_subset_and_run_json_says_which(objectnav_data, tmp_path):
+    from homesim.evaluation.records import read_records
+
+    result, said = run("evaluate", "--episodes", objectnav_data, "--limit", "2", "--out", tmp_path / "a")
+    assert result.exit_code == 0 and "(--limit 2)" in said
+    records = read_records(tmp_path / "a" / "records.jsonl")
+    assert len(records) == 2 and json.loads((tmp_path / "a" / "run.json").read_text())["limit"] == 2
+    chosen = records[1].episode_id
+    result, said = run("evaluate", "--episodes", objectnav_data, "--episode-ids", chosen, "--out", tmp_path / "b")
+    assert result.exit_code == 0 and [r.episode_id for r in read_records(tmp_path / "b" / "records.jsonl")] == [chosen]
+    assert json.loads((tmp_path / "b" / "run.json").read_text())["episode_ids"] == [chosen]
+    assert run("report", tmp_path / "b")[0].exit_code == 0
+    wrong = ["--episode-ids", f"{chosen},nobody"]
+    result, said = run("evaluate", "--episodes", objectnav_data, *wrong, "--out", tmp_path / "c")
+    assert result.exit_code == 1 and f"{objectnav_data}: --episode-ids: no episode has the id nobody" in said
+    assert not (tmp_path / "c").exists()
+    result, said = run("evaluate", "--agent", "random", "--limit", "1", "--out", tmp_path / "d")  # ALFRED built-in
+    assert result.exit_code == 0 and len(read_records(tmp_path / "d" / "records.jsonl")) == 1

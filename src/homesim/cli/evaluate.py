@@ -36,6 +36,10 @@ def evaluate_command(
         str | None, typer.Option(help="benchmark suite; default: the dataset folder's, else alfred")
     ] = None,
     split: Annotated[str | None, typer.Option(help="evaluate only this split")] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="evaluate only the first N episodes of each split")] = None,
+    episode_ids: Annotated[
+        str | None, typer.Option(help="evaluate only these episodes, by id, comma-separated (records' episode_id)")
+    ] = None,
     workers: Annotated[int, typer.Option(min=1, help="processes; results are identical for any number")] = 1,
     backend: BackendOption = "local",
     ray_address: RayAddressOption = None,
@@ -112,7 +116,8 @@ def evaluate_command(
         raise typer.BadParameter(f"unknown ablation; known: {', '.join(OBSERVATION_FILTERS)}", param_hint="--ablation")
     runs_on = workers_of(workers, backend, ray_address, ("homesim.evaluation.evaluate",))  # Ray's start meanwhile
     try:
-        source = read_episodes(episodes, layouts, split, suite)
+        ids = tuple(i for i in (episode_ids or "").split(",") if i)
+        source = read_episodes(episodes, layouts, split, suite).subset(limit, ids, str(episodes or "the built-in ones"))
     except DataError as e:
         console.print(f"[red]cannot read the episodes:[/] {e}")
         raise typer.Exit(1) from e
@@ -169,6 +174,8 @@ def evaluate_command(
             interface=interface or protocol.interfaces[0],
             suite=protocol.name,
             options=options,
+            limit=limit,
+            episode_ids=ids,
         )
     except ValueError as e:
         message = f"{agent} plays with {needs}: not in the {interface} interface" if needs and interface else str(e)
@@ -181,7 +188,8 @@ def evaluate_command(
 
     summary = evaluate(splits, scenes, config, out, runs_on, progress)
     setting = options.get("observability", config.interface)
-    title = f"{agent} ({setting}) on {episodes or 'built-in episodes'}"
+    subset = f" (--limit {limit})" * bool(limit) + f" ({len(ids)} episodes by id)" * bool(ids)
+    title = f"{agent} ({setting}) on {episodes or 'built-in episodes'}{subset}"
     console.print(subgoals_table(summary) if subgoals else protocol.table(summary, title))
     if "warning" in summary:
         console.print(f"[bold yellow]warning:[/] {summary['warning']}")

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import gzip
 import json
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from homesim.datasets.alfred.episode import AlfredEpisode
@@ -37,6 +38,17 @@ class Episodes:
 
     def all(self) -> list:
         return [e for episodes in self.splits.values() for e in episodes]
+
+    def subset(self, limit: int | None = None, ids: Sequence[str] = (), where: str = "the episodes") -> Episodes:
+        """Only the episodes named by id (`ids`), and of those only the first `limit` of each split; a DataError
+        names an id no split has."""
+        missing = set(ids) - {e.id for e in self.all()}
+        if missing:
+            shown = ", ".join(sorted(missing)[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+            raise DataError(where, "--episode-ids", f"no episode has the id {shown}")
+        wanted = set(ids)
+        splits = {s: [e for e in episodes if not wanted or e.id in wanted] for s, episodes in self.splits.items()}
+        return replace(self, splits={s: episodes[:limit] for s, episodes in splits.items()})
 
 
 def _first_record(path: Path) -> object:
