@@ -34,7 +34,7 @@ def _small_and_one_thread(monkeypatch):
 
 @pytest.fixture(scope="module")
 def episodes() -> list:
-    return generate(4, seed=0)[0]["train"]
+    return sorted((e for split in generate(4, seed=0)[0].values() for e in split), key=lambda e: e.id)
 
 
 @pytest.fixture(scope="module")
@@ -182,3 +182,36 @@ def test_the_authors_layout_keeps_its_splits_and_any_folder_name_trains(episodes
     write_handmethat(held_out, {"validation": episodes[:1], "test": episodes[1:2]})
     with pytest.raises(ValueError, match="has the splits test, validation: choose one with --split"):
         train_handmethat(TrainRequest("seq2seq", held_out, tmp_path / "x.pt", TrainConfig()))
+
+
+def test_train_says_why_it_stopped_and_what_an_interruption_kept(data, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from homesim.cli import app
+    from homesim.learning.handmethat import seq2seq
+
+    def said(*extra):
+        args = ["train", "--agent", "seq2seq", "--data", str(data), "--batch-size", "1", *extra]
+        result = CliRunner().invoke(app, args, env={"COLUMNS": "300"})
+        return result.exit_code, " ".join(result.output.split())
+
+    out = str(tmp_path / "m.pt")
+    code, text = said("--out", out, "--max-steps", "2")
+    assert code == 0 and "epochs completed" in text
+    assert "stopped at --max-steps 2, 2 batches into epoch 1 (" in text and "optimisation steps an epoch)" in text
+    code, text = said("--out", out, "--max-steps", "2")
+    assert code == 0 and f"{out} had finished this budget before (at step 2): nothing more to train" in text
+    code, text = said("--out", str(tmp_path / "e.pt"), "--max-steps", "100000")
+    assert code == 0 and "stopped after --epochs 1 (" in text and "before --max-steps 100000" in text
+    calls = []
+    loss = seq2seq.imitation_loss
+
+    def interrupted(model, batch):  # Ctrl-C in the fifth step
+        calls.append(1)
+        if len(calls) == 5:
+            raise KeyboardInterrupt
+        return loss(model, batch)
+
+    monkeypatch.setattr(seq2seq, "imitation_loss", interrupted)
+    code, text = said("--out", str(tmp_path / "i.pt"), "--checkpoint-every", "2", "--epochs", "3")
+    assert code == 130 and f"interrupted: {tmp_path / 'i.pt'} keeps the checkpoint of step 4; the same command" in text
