@@ -82,8 +82,8 @@ def evaluate_command(
     criteria: Annotated[
         str | None,
         typer.Option(
-            help="success criteria, comma-separated, of intentionality,validity,proximity,visibility,"
-            "oracle_visibility (default: the first four)",
+            help="success criteria, comma-separated, of intentionality, validity, proximity, visibility,"
+            " oracle_visibility (default: the first four)",
             rich_help_panel=OBJECTNAV_PANEL,
         ),
     ] = None,
