@@ -218,7 +218,9 @@ def report_command(
     runs: Annotated[
         list[Path],
         typer.Argument(
-            metavar="OUT...", exists=True, help="evaluation output folders (or a file in one: summary.json, ...)"
+            metavar="OUT...",
+            exists=True,
+            help="evaluation output folders (or a file in one: summary.json, ...); with --plot, checkpoints or logs",
         ),
     ],
     table_name: Annotated[
@@ -232,9 +234,18 @@ def report_command(
     ] = None,
     split: Annotated[str | None, typer.Option(help="--table: only this split's episodes (default: all)")] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="--table: also write its figures here")] = None,
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            help="draw the training curves of the checkpoints given (their .log.jsonl, or the logs) to this PNG"
+        ),
+    ] = None,
 ) -> None:
     """Recompute an evaluation's summary from its records, print it, and check it against summary.json;
-    with several evaluations (or --table), compare them in one table."""
+    with several evaluations (or --table), compare them in one table; with --plot, draw training curves."""
+    if plot is not None:
+        _plot(runs, plot)
+        return
     from homesim.errors import DataError
     from homesim.evaluation.evaluate import read_run, summary_of
     from homesim.evaluation.records import read_records
@@ -273,6 +284,16 @@ def report_command(
         console.print("summary.json matches the records" if same else "[red]summary.json differs from the records[/]")
         if not same:
             raise typer.Exit(1)
+
+
+def _plot(checkpoints: list[Path], out: Path) -> None:
+    """`report --plot`: the training logs of checkpoints drawn to a PNG, one panel per figure."""
+    from homesim.learning.curves import log_of, plot_curves, read_log, run_names
+
+    logs = dict(zip(run_names(checkpoints), (read_log(c) for c in checkpoints), strict=True))
+    drawn = plot_curves(logs, out)
+    steps = ", ".join(f"{name}: step {log[-1]['step']}" for name, log in logs.items())
+    console.print(f"{', '.join(drawn)} of {', '.join(str(log_of(c)) for c in checkpoints)} ({steps}) drawn to {out}")
 
 
 def _compare(loaded: list, suite, comparison, split: str | None, json_out: Path | None) -> None:
