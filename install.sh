@@ -18,6 +18,6 @@ if [ -z "${VIRTUAL_ENV:-}" ]; then
     echo "homesim: installing into $(command -v python3) (no virtual environment is active; see the README)" >&2
 fi
 python3 -m pip install -q -e ".[test]"
-# ALFWorld's own expert for tests/test_alfworld_expert.py, pinned in pyproject's [tool.homesim], without
-# its requirements (C/C++ builds it never uses)
+# ALFWorld's own expert (for ALFWorld scripts and tests/test_alfworld_expert.py) with what its import needs,
+# pinned in pyproject's [tool.homesim]; --no-deps leaves out the heavy requirements it never uses (see there)
 python3 -m pip install -q --no-deps $(python3 -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["tool"]["homesim"]["alfworld-client"])')

@@ -2,12 +2,12 @@
 driven by ALFWorld's own loop against homesim's `AlfredTWEnv`: the expert's command if admissible, else
 `look` (ALFWorld's `AlfredExpert` wrapper), starting with `look`.
 
-alfworld and textworld (pinned in pyproject's `[tool.homesim]`) are installed without their dependencies
-(`install.sh`: their requirements pull C/C++ builds, jericho and fast-downward, which the expert never
-uses), so `import alfworld.agents.expert`, which imports all of TextWorld, would fail: the expert's
-module files are loaded by path instead, with TextWorld's `core.py` (where its `Agent` base class
-lives), each under its own module name, and removed from `sys.modules` afterwards. For ALFWorld 0.3's wording, the expert is alfworld 0.3.5's: the two
-releases' expert files differ only in the put command (0.3 `put {} in/on {}`, 0.4 `move {} to {}`,
+alfworld and textworld (pinned in pyproject's `[tool.homesim]`, with what their import needs) are installed
+by `install.sh`, so `from alfworld.agents.expert import HandCodedTWAgent` works as in ALFWorld (tested).
+Here the expert's module files are loaded by path, with TextWorld's `core.py` (where its `Agent` base class
+lives), each under its own module name, and removed from `sys.modules` afterwards, so that one version's
+put command can be swapped for the other's: for ALFWorld 0.3's wording, the expert is alfworld 0.3.5's, and
+the two releases' expert files differ only in the put command (0.3 `put {} in/on {}`, 0.4 `move {} to {}`,
 eight lines), so the 0.4.2 files are loaded with that string in 0.3's form.
 """
 

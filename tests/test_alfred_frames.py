@@ -129,6 +129,9 @@ def test_a_killed_run_resumes_to_the_same_bytes(frames, valid_seen, alfred_layou
     summary = extract_frames(valid_seen, out, alfred_layouts, size=SIZE, limit=LIMIT, shard_size=2)
     assert summary.resumed_shards == 1
     assert folder_bytes(out) == folder_bytes(frames)
+    assert 0 < summary.rendered == len(np.load(out / "shard-00001" / "steps.npy")) < summary.steps
+    again = extract_frames(valid_seen, out, alfred_layouts, size=SIZE, limit=LIMIT, shard_size=2)
+    assert (again.resumed_shards, again.rendered) == (2, 0)  # a finished folder: nothing rendered again
 
 
 def test_two_workers_write_the_same_bytes_as_one(frames, valid_seen, alfred_layouts, tmp_path):
@@ -204,6 +207,9 @@ def test_a_generated_dataset_makes_frames_without_the_shared_data(tmp_path):
     train = read_episodes(tmp_path / "d", split="train").all()
     assert summary["trajectories"] == len(train) > 0 and summary["skipped"] == []
     assert summary["steps"] == sum(len(e.expert_actions) + 1 for e in train)
+    again = runner.invoke(app, [*args, "--out", str(tmp_path / "f"), "--json", str(tmp_path / "s.json")])
+    assert again.exit_code == 0 and "already complete: 1 shard from an earlier run, nothing rendered" in again.output
+    assert json.loads((tmp_path / "s.json").read_text())["steps/s rendered"] == "-"  # no speed of nothing done
     data = AlfredFrames(tmp_path / "f", Vocab.build(trajectory_texts(tmp_path / "f")))
     item = data[len(data) - 1]
     assert item["frames"].shape[1:] == (3, 16, 16) and item["actions"][-1] == ACTIONS.index(STOP)

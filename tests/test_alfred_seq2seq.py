@@ -178,3 +178,25 @@ def test_dagger_labels_the_learners_own_states_with_the_expert_and_trains_on_the
     assert (steps["subgoal"] == -1).all()  # no ALFRED sub-goal index off the demonstration: PM skips them
     assert len(AlfredFrames(labelled, Vocab.build(["x"]))) == EPISODES  # one annotation per episode and round
     assert train_alfred(dagger).steps == 1  # run again: every round is there already
+
+
+def test_evaluate_gives_a_checkpoint_the_frames_and_masks_it_was_trained_with(frames, tmp_path):
+    """Run as a user would, with no --pixels or --interaction: the checkpoint says it reads rgb and aims masks,
+    and the evaluation supplies both (a run without them would fail every step); settings that contradict it
+    are refused naming their option."""
+    out = tmp_path / "m.pt"
+    train_alfred(request(frames, out, agent="seq2seq", max_steps=1))
+    runner = CliRunner()
+    args = ["evaluate", "--agent", str(out), "--out", str(tmp_path / "run")]
+    result = runner.invoke(app, args, env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    assert "plays with --pixels rgb --interaction mask: evaluating with them" in " ".join(result.output.split())
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["pixels"] == ["rgb"] and run["interaction"] == "mask"
+    reasons = [reason for line in (tmp_path / "run" / "records.jsonl").read_text().splitlines()
+               for _, reason in json.loads(line)["failures"]]  # fmt: skip
+    assert reasons and not any("--pixels" in reason or "agent raised" in reason for reason in reasons)
+    result = runner.invoke(app, [*args, "--interface", "text"], env={"COLUMNS": "300"})
+    assert result.exit_code == 2 and "--interface: " in result.output and "not in the text interface" in result.output
+    result = runner.invoke(app, [*args, "--interaction", "oracle"], env={"COLUMNS": "300"})
+    assert result.exit_code == 2 and "aims with mask: give --interaction mask or leave it out" in result.output

@@ -86,3 +86,27 @@ def test_alfworlds_expert_on_valid_seen(version, valid_seen_games):
     assert sum(g.won for g in others) >= 0.95 * len(others)
     assert all(g.end == "steps" for g in lost)
     assert all(g.moved_again("move ") for g in lost if g.task_type == PICK_TWO)
+
+
+def test_alfworlds_expert_imports_as_in_alfworld_and_plays_a_split_file(alfred_samples, alfred_layouts, tmp_path):
+    """`install.sh` installs what `from alfworld.agents.expert import HandCodedTWAgent` needs, so an ALFWorld
+    script's import works; and games read from one .jsonl.gz (no traj_data.json beside them) get one written,
+    with the task type and pddl_params the expert reads at reset."""
+    from alfworld_client import PINS, Expert, _installed
+
+    _installed("alfworld", PINS["alfworld"])  # skips, as the other client tests, where it is not installed
+    from alfworld.agents.expert import HandCodedTWAgent
+    from alfworld.agents.expert.handcoded_expert import HandCodedAgentFailed, HandCodedAgentTimeout
+
+    split = tmp_path / "valid_seen.jsonl.gz"
+    with gzip.open(split, "wt") as lines:
+        for file in sorted((alfred_samples / "valid_seen").rglob("traj_data.json")):
+            lines.write(json.dumps(json.loads(file.read_text())) + "\n")
+    tw = games(split, "0.4", alfred_layouts)
+    for gamefile, episode in tw.games.items():
+        written = json.loads(open(gamefile).read())
+        assert written["task_type"] == episode.goal.task_type and written["task_id"] == episode.id
+        assert written["pddl_params"]["object_target"] == episode.goal.object_target
+    expert = Expert(HandCodedTWAgent, (HandCodedAgentTimeout, HandCodedAgentFailed))
+    played = play(tw.init_env(batch_size=1), expert, 3, MAX_STEPS)
+    assert all(g.won for g in played if g.task_type != PICK_TWO) and any(g.won for g in played)

@@ -49,3 +49,20 @@ def test_a_mistake_gets_a_message_not_a_traceback(files, args, message):
         result.exception and not isinstance(result.exception, SystemExit)
     ), f"{type(result.exception).__name__}: {result.exception}"
     assert message in text, result.output
+
+
+def _commands(group, path=()):
+    """Every sub-command of the app, as the words that name it."""
+    for name, command in group.commands.items():
+        if hasattr(command, "commands"):
+            yield from _commands(command, (*path, name))
+        else:
+            yield (*path, name)
+
+
+def test_help_cuts_nothing_in_an_80_column_terminal():
+    import typer.main
+
+    for words in _commands(typer.main.get_command(app)):
+        result = CliRunner().invoke(app, [*words, "--help"], env={"COLUMNS": "80"})
+        assert result.exit_code == 0 and "…" not in result.output, (words, result.output)

@@ -205,7 +205,7 @@ def test_same_commands_same_text(episodes):
 
 def test_bad_arguments_are_clear_errors(episodes, tmp_path):
     with pytest.raises(ValueError, match="needs episodes"):
-        HandMeThatEnv()
+        HandMeThatEnv([])
     with pytest.raises(ValueError, match="observability"):
         HandMeThatEnv(episodes, observability="some")
     with pytest.raises(ValueError, match="out of range"):
@@ -245,3 +245,35 @@ def test_remembered_views_and_commands_equal_fresh_ones(episodes, observability)
             actions = applicable_actions(env.state, "robot")
             assert info["admissible_commands"] == list(dict.fromkeys(env.command_for(a) for a in actions))
             _, _, _, _, info = env.step(rng.choice(info["admissible_commands"]))
+
+
+def _readme_block(marker: str) -> str:
+    """The README's Python block that holds `marker`."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    return next(b.split("```")[0] for b in text.split("```python\n")[1:] if marker in b.split("```")[0])
+
+
+def test_the_readme_block_runs_on_the_builtin_episodes():
+    """The README's HandMeThat block, but for the line that needs the authors' files: the built-in episodes
+    need no arguments, and `history()` is reached through `env.unwrapped`."""
+    block = _readme_block('"homesim/HandMeThat-v0"')
+    code = "\n".join(line for line in block.splitlines() if 'episodes="samples/"' not in line)
+    scope: dict = {}
+    exec(code, scope)  # noqa: S102  (the README's own lines)
+    env = scope["env"]
+    assert env.unwrapped.history().startswith("Welcome to the world!") and " [SEP] move to cabinet [SEP] " in (
+        env.get_wrapper_attr("history")()
+    )
+    assert len(env.unwrapped.episodes) == 6
+    check_env(env.unwrapped)
+
+
+def test_the_builtin_episodes_are_the_same_each_time():
+    from homesim.datasets.handmethat.builtin import _builtin, builtin_handmethat
+
+    first = [e.to_dict() for e in builtin_handmethat()[0]]
+    _builtin.cache_clear()
+    assert [e.to_dict() for e in builtin_handmethat()[0]] == first
+    assert len({(e.level, e.quest_type) for e in builtin_handmethat()[0]}) > 1

@@ -94,8 +94,8 @@ def bad_files(handmethat_samples, tmp_path_factory):
         (["play", "handmethat", "--episodes", "{root}/good.json", "--observability", "x"], "use partial or full"),
         (["play", "handmethat", "--episodes", "{root}/good.json", "--episode", "3"], "there are 1 episodes"),
         (["evaluate", "--observability", "full"], "only HandMeThat has it"),
-        (["evaluate", "--suite", "handmethat"], "no built-in handmethat episodes"),
-        (["evaluate", "--episodes", "{root}/good.json", "--ablation", "goal_only"], "--subgoals are ALFRED's"),
+        (["evaluate", "--suite", "handmethat", "--split", "test"], "they have one split, 'builtin', not 'test'"),
+        (["evaluate", "--episodes", "{root}/good.json", "--ablation", "goal_only"], "--ablation: only ALFRED has it"),
         (["evaluate", "--episodes", "{root}/good.json", "--suite", "alfred"], "holds HandMeThat episodes"),
     ],
 )
@@ -125,3 +125,18 @@ def test_a_homesim_dataset_folder_plays_as_their_files(samples, tmp_path):
     assert result.exit_code == 0, result.output
     records = read_records(tmp_path / "o" / "records.jsonl")
     assert [r.episode_id for r in records] == [e.id for e in few["test"]] and all(r.goal_satisfied for r in records)
+
+
+def test_the_builtin_episodes_play_and_evaluate_with_no_data(tmp_path):
+    """Like the other suites, HandMeThat needs no --episodes: six of homesim's generator's episodes."""
+    from homesim.datasets.handmethat.builtin import builtin_handmethat
+
+    episodes, _ = builtin_handmethat()
+    won = CliRunner().invoke(app, ["play", "handmethat"], input="\n".join(episodes[0].demo_actions) + "\n")
+    assert won.exit_code == 0 and "You helped the human!" in won.output, won.output
+    result = CliRunner().invoke(app, ["evaluate", "--suite", "handmethat", "--agent", "expert", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in (tmp_path / "records.jsonl").read_text().splitlines()]
+    assert [r["episode_id"] for r in records] == [e.id for e in episodes]
+    assert all(r["split"] == "builtin" for r in records)
+    assert all(r["goal_satisfied"] for r in records)

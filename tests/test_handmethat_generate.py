@@ -272,3 +272,26 @@ def test_the_generate_command_writes_a_dataset_folder_or_their_files(episodes, t
     assert {e.id for e in read_handmethat_files(tmp_path / "files")} == {e.id for e in episodes[:2]}
     wrong = runner.invoke(app, ["generate", "handmethat", "--format", "csv", "--out", str(tmp_path / "x")])
     assert wrong.exit_code == 2 and "use one of" in wrong.output and not (tmp_path / "x").exists()
+
+
+def test_every_split_gets_an_episode_and_a_short_one_is_explained(episodes, tmp_path):
+    """40 episodes of a few (level, quest type) groups: the group-wise 5% shares round down to nothing for test;
+    it takes the largest split's last episode, and the command says why test is small."""
+    from typer.testing import CliRunner
+
+    from homesim.cli import app
+
+    splits = generation.split(episodes[:1] * 40)  # one group: 90/5/5 of 40 within it
+    assert [len(v) for v in splits.values()] == [36, 2, 2]
+    splits = generation.split(episodes[:3])
+    assert all(splits.values()) and sorted(e.id for v in splits.values() for e in v) == [e.id for e in episodes[:3]]
+    assert [len(v) for v in generation.split(episodes[:2]).values()] == [2, 0, 0]  # too few for every split
+    result = CliRunner().invoke(
+        app, ["generate", "handmethat", "--episodes", "40", "--out", str(tmp_path)], env={"COLUMNS": "300"}
+    )
+    assert result.exit_code == 0, result.output
+    made = json.loads((tmp_path / "generation.json").read_text())
+    assert all(made[s] for s in ("train", "validation", "test")) and sum(made[s] for s in generation.SPLITS) == 40
+    said = " ".join(result.output.split())
+    short = [s for s in generation.SPLITS if made[s] < round(generation.SPLITS[s] * 40)]
+    assert short and all(f"{s}: " in said and "small groups round down" in said for s in short)

@@ -34,7 +34,7 @@ def _small_and_one_thread(monkeypatch):
 
 @pytest.fixture(scope="module")
 def episodes() -> list:
-    return generate(4, seed=0)[0]["train"]
+    return sorted((e for split in generate(4, seed=0)[0].values() for e in split), key=lambda e: e.id)
 
 
 @pytest.fixture(scope="module")
@@ -44,9 +44,9 @@ def data(episodes, tmp_path_factory) -> Path:
     return out
 
 
-def _train(data: Path, out: Path, agent: str, **config) -> object:
+def _train(data: Path, out: Path, agent: str, split: str | None = None, **config) -> object:
     settings = {"epochs": 1, "batch_size": 4, "checkpoint_every": 2, "lr": 3e-3} | config
-    return train_handmethat(TrainRequest(agent, data, out, TrainConfig(**settings)))
+    return train_handmethat(TrainRequest(agent, data, out, TrainConfig(**settings), split=split))
 
 
 def _losses(out: Path) -> list[float]:
@@ -152,3 +152,66 @@ def test_train_and_evaluate_from_the_command_line(data, tmp_path):
     refused = runner.invoke(app, ["train", "--agent", "seq2seq_pm", "--data", str(data), "--out", str(out)])
     assert refused.exit_code == 1 and "Traceback" not in refused.output
     assert refused.output.strip().splitlines()[-1].startswith("Error: --agent 'seq2seq_pm'")
+
+
+def test_the_authors_layout_keeps_its_splits_and_any_folder_name_trains(episodes, tmp_path):
+    """`generate handmethat --format handmethat` writes train/ validation/ test/: they stay three splits; a flat
+    folder of the authors' files (named anything, as their `samples/`) is one split to learn from."""
+    from homesim.datasets.handmethat.export import write_handmethat
+    from homesim.datasets.sources import read_episodes
+    from homesim.errors import DataError
+
+    theirs = tmp_path / "theirs"
+    write_handmethat(theirs, {"train": episodes[:2], "validation": episodes[2:3], "test": episodes[3:]})
+    (theirs / "generation.json").write_text("{}")  # the generator's summary beside the splits: no episode
+    read = read_episodes(theirs)
+    assert {k: len(v) for k, v in read.splits.items()} == {"test": 1, "train": 2, "validation": 1}
+    assert not read.skipped
+    assert [e.id for e in read_episodes(theirs, split="train").all()] == [e.id for e in episodes[:2]]
+    with pytest.raises(DataError, match="make the splits 'test', 'train', 'validation', not 'val'"):
+        read_episodes(theirs, split="val")
+    samples = tmp_path / "samples"
+    write_handmethat(tmp_path, {"samples": episodes[:2]})
+    result = _train(samples, tmp_path / "flat.pt", "seq2seq", max_steps=1)
+    assert result.steps == 1 and load_checkpoint(tmp_path / "flat.pt")["describe"]["split"] == "samples"
+    _train(theirs, tmp_path / "val.pt", "seq2seq", max_steps=1, split="validation")
+    assert load_checkpoint(tmp_path / "val.pt")["describe"]["episodes"] == 1
+    with pytest.raises(ValueError, match="make the splits 'test', 'train', 'validation', not 'nope'"):
+        train_handmethat(TrainRequest("seq2seq", theirs, tmp_path / "x.pt", TrainConfig(), split="nope"))
+    held_out = tmp_path / "held_out"
+    write_handmethat(held_out, {"validation": episodes[:1], "test": episodes[1:2]})
+    with pytest.raises(ValueError, match="has the splits test, validation: choose one with --split"):
+        train_handmethat(TrainRequest("seq2seq", held_out, tmp_path / "x.pt", TrainConfig()))
+
+
+def test_train_says_why_it_stopped_and_what_an_interruption_kept(data, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from homesim.cli import app
+    from homesim.learning.handmethat import seq2seq
+
+    def said(*extra):
+        args = ["train", "--agent", "seq2seq", "--data", str(data), "--batch-size", "1", *extra]
+        result = CliRunner().invoke(app, args, env={"COLUMNS": "300"})
+        return result.exit_code, " ".join(result.output.split())
+
+    out = str(tmp_path / "m.pt")
+    code, text = said("--out", out, "--max-steps", "2")
+    assert code == 0 and "epochs completed" in text
+    assert "stopped at --max-steps 2, 2 batches into epoch 1 (" in text and "optimisation steps an epoch)" in text
+    code, text = said("--out", out, "--max-steps", "2")
+    assert code == 0 and f"{out} had finished this budget before (at step 2): nothing more to train" in text
+    code, text = said("--out", str(tmp_path / "e.pt"), "--max-steps", "100000")
+    assert code == 0 and "stopped after --epochs 1 (" in text and "before --max-steps 100000" in text
+    calls = []
+    loss = seq2seq.imitation_loss
+
+    def interrupted(model, batch):  # Ctrl-C in the fifth step
+        calls.append(1)
+        if len(calls) == 5:
+            raise KeyboardInterrupt
+        return loss(model, batch)
+
+    monkeypatch.setattr(seq2seq, "imitation_loss", interrupted)
+    code, text = said("--out", str(tmp_path / "i.pt"), "--checkpoint-every", "2", "--epochs", "3")
+    assert code == 130 and f"interrupted: {tmp_path / 'i.pt'} keeps the checkpoint of step 4; the same command" in text

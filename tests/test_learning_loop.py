@@ -1,5 +1,7 @@
 """The shared training loop: it learns, its checkpoints resume to the same weights, bad files are one line."""
 
+import zipfile
+
 import pytest
 import torch
 from typer.testing import CliRunner
@@ -94,8 +96,20 @@ def test_bad_checkpoints_are_one_line_errors(tmp_path):
     with pytest.raises(DataError, match="no such checkpoint"):
         load_checkpoint(tmp_path / "missing.pt")
     (tmp_path / "garbage.pt").write_bytes(b"not a zip")
-    with pytest.raises(DataError, match="not a readable checkpoint"):
-        load_checkpoint(tmp_path / "garbage.pt")
+    (tmp_path / "notes.pt").write_text("my notes about the run\n")
+    for name in ("garbage.pt", "notes.pt"):
+        with pytest.raises(DataError, match="not a homesim checkpoint, or one cut short") as raised:
+            load_checkpoint(tmp_path / name)
+        assert "weights_only" not in str(raised.value) and "\n" not in str(raised.value)
+    torch.save({"weights": torch.zeros(2)}, tmp_path / "whole.pt")
+    (tmp_path / "cut.pt").write_bytes((tmp_path / "whole.pt").read_bytes()[:-100])
+    with pytest.raises(DataError, match="or one cut short"):
+        load_checkpoint(tmp_path / "cut.pt")
+    with zipfile.ZipFile(tmp_path / "other.pt", "w") as archive:
+        archive.writestr("readme.txt", "a zip, but not PyTorch's")
+    with pytest.raises(DataError, match="a damaged or foreign PyTorch file") as raised:
+        load_checkpoint(tmp_path / "other.pt")
+    assert "weights_only" not in str(raised.value) and "\n" not in str(raised.value)
     torch.save({"weights": torch.zeros(2)}, tmp_path / "foreign.pt")
     with pytest.raises(DataError, match="not a homesim checkpoint"):
         load_agent(str(tmp_path / "foreign.pt"))
@@ -127,3 +141,33 @@ def test_train_refuses_data_that_is_not_training_data(tmp_path):
     assert result.exit_code == 1
     assert result.output.strip().splitlines()[-1].startswith("Error: --data")
     assert "not training data" in result.output and "Traceback" not in result.output
+
+
+def test_report_plots_training_curves_of_checkpoints(tmp_path):
+    """`homesim report A.pt B.pt.log.jsonl --plot curves.png`: a panel per logged figure, a line per run."""
+    import numpy as np
+    from PIL import Image
+
+    from homesim.learning.curves import COLOURS, PANEL_HEIGHT, WIDTH
+
+    train(model(0), mse, batches, tmp_path / "a.pt", CONFIG, DESCRIBE)
+    train(model(1), mse, batches, tmp_path / "b.pt", TrainConfig(epochs=2, lr=1e-3, checkpoint_every=3), DESCRIBE)
+    out = tmp_path / "plots" / "curves.png"
+    args = ["report", str(tmp_path / "a.pt"), str(tmp_path / "b.pt.log.jsonl"), "--plot", str(out)]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert said.startswith("loss, mse of ") and "(a.pt: step 24, b.pt: step 16) drawn to" in said
+    image = np.asarray(Image.open(out).convert("RGB"))
+    assert image.shape == (24 + 2 * PANEL_HEIGHT, WIDTH, 3)
+    for top in (24, 24 + PANEL_HEIGHT):  # each panel holds both runs' lines
+        panel = image[top : top + PANEL_HEIGHT]
+        assert all((panel == colour).all(axis=-1).sum() > 20 for colour in COLOURS[:2])
+    (tmp_path / "c.pt.log.jsonl").write_text('{"step": 1, "loss": 0.5}\n{"loss": 0.4}\n')
+    bad = CliRunner().invoke(app, ["report", str(tmp_path / "c.pt"), "--plot", str(out)], env={"COLUMNS": "300"})
+    assert bad.exit_code == 2  # c.pt itself does not exist: a checkpoint or a log, as given
+    bad = CliRunner().invoke(app, ["report", str(tmp_path / "c.pt.log.jsonl"), "--plot", str(out)])
+    assert bad.exit_code == 1 and "c.pt.log.jsonl:2: step: missing" in bad.output and "Traceback" not in bad.output
+    (tmp_path / "d.pt").write_bytes(b"")
+    bad = CliRunner().invoke(app, ["report", str(tmp_path / "d.pt"), "--plot", str(out)])
+    assert bad.exit_code == 1 and "d.pt.log.jsonl: (file): no training log" in bad.output

@@ -283,10 +283,13 @@ def test_alfreds_floor_plans_are_single_room_objectnav_scenes(alfred_layouts):
 
 def test_generate_objectnav_on_alfreds_floor_plans(alfred_layouts, tmp_path):
     args = ["generate", "objectnav", "--scenes", "alfred", "--layouts", str(alfred_layouts), "--houses", "6"]
-    result = CliRunner().invoke(app, [*args, "--episodes", "2", "--out", str(tmp_path)])
+    result = CliRunner().invoke(app, [*args, "--episodes", "2", "--out", str(tmp_path)], env={"COLUMNS": "300"})
     assert result.exit_code == 0, result.output
     splits, scenes = read_dataset(tmp_path, suite="objectnav")
     assert all(s.startswith("FloorPlan") for s in scenes) and sum(map(len, splits.values())) >= 4
+    said = " ".join(result.output.split())
+    for split, made in splits.items():  # a split short of the episodes asked for says so, and why
+        assert (f"{split}: {len(made)} of the 2 episodes asked for: some of its scenes" in said) == (len(made) < 2)
     seen = {e.scene_id for e in splits["train"]}
     assert not seen & {e.scene_id for e in splits["val"] + splits["test"]}
     missing = CliRunner().invoke(app, ["generate", "objectnav", "--scenes", "alfred", "--out", str(tmp_path)])

@@ -10,7 +10,9 @@ from render_support import make_renderer, run_render_episode
 
 from homesim.datasets.objectnav.builtin import builtin_objectnav
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
+from homesim.evaluation.objectnav.playback import LEGEND
 from homesim.evaluation.objectnav.suite import objectnav_options
+from homesim.render.video import BACKGROUND, LINE_HEIGHT, legend
 from homesim.render.topdown import GOAL_COLOUR, PATH_COLOUR, SHORTEST_COLOUR, VIEW_POINT_COLOUR, navigation_map
 from homesim.world.state import AgentState, State
 
@@ -51,7 +53,16 @@ def test_the_navigation_map_draws_goals_view_points_and_both_paths():
 def test_a_record_renders_as_a_map(expert_records, tmp_path):
     result = run_render_episode(expert_records, "--record", 2, "--out", tmp_path / "map.png")
     assert result.exit_code == 0, result.output
-    assert "the map of" in result.output and has(iio.imread(tmp_path / "map.png"), PATH_COLOUR)
+    image = iio.imread(tmp_path / "map.png")
+    assert "the map of" in result.output and has(image, PATH_COLOUR)
+    key = image[-legend(image.shape[1], LEGEND).shape[0] :]  # the map's key under it, a swatch per colour
+    assert all(has(key, c) for _, c in LEGEND) and (key[0] == BACKGROUND).all()
+
+
+def test_the_key_wraps_onto_more_lines_for_a_narrow_map():
+    wide, narrow = legend(2000, LEGEND), legend(200, LEGEND)
+    assert wide.shape == (LINE_HEIGHT + 6, 2000, 3) and narrow.shape[0] > 2 * LINE_HEIGHT
+    assert all(has(narrow, c) for _, c in LEGEND)
 
 
 def test_a_record_renders_as_a_video_ending_with_its_verdict(expert_records, tmp_path):

@@ -5,6 +5,7 @@ imported only when used, so nothing else needs torch."""
 
 from __future__ import annotations
 
+import zipfile
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -31,10 +32,14 @@ def load_checkpoint(path: str | Path) -> dict:
     path = Path(path)
     if not path.is_file():
         raise DataError(str(path), "(file)", "no such checkpoint")
+    if not zipfile.is_zipfile(path):  # torch.save writes a zip archive; torch's own error would advise unsafe loading
+        raise DataError(str(path), "(file)", "not a homesim checkpoint, or one cut short: no complete PyTorch file")
     try:
         checkpoint = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises pickle, zip and runtime errors alike for a damaged file
-        raise DataError(str(path), "(file)", f"not a readable checkpoint ({type(e).__name__}: {e})") from None
+        said = str(e).strip().splitlines()[0][:200] if str(e).strip() else ""
+        raise DataError(str(path), "(file)", f"a damaged or foreign PyTorch file, not a readable homesim checkpoint"
+                        f" ({type(e).__name__}: {said})") from None  # fmt: skip
     if not isinstance(checkpoint, dict) or checkpoint.get("format") != FORMAT:
         raise DataError(str(path), "format", f"not a homesim checkpoint (expected format {FORMAT!r})")
     if checkpoint.get("version") != VERSION:

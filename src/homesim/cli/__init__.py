@@ -1,6 +1,7 @@
 """The `homesim` command: one module per job or suite, each registering its sub-commands on the one app."""
 
 from homesim.cli import (  # noqa: F401  (registers the sub-commands)
+    agents,
     alfred,
     demo,
     evaluate,

@@ -118,16 +118,22 @@ def alfred_frames(
     from homesim.learning.alfred.frames import extract_frames
 
     started = time.perf_counter()
-    summary = extract_frames(
-        episodes,
-        out,
-        layouts,
-        split,
-        size,
-        limit,
-        workers_of(workers, backend, ray_address, ("homesim.learning.alfred.frames",)),
-        lambda items, total: progress(items, total, "rendering shards"),
-    )
+    try:
+        summary = extract_frames(
+            episodes,
+            out,
+            layouts,
+            split,
+            size,
+            limit,
+            workers_of(workers, backend, ray_address, ("homesim.learning.alfred.frames",)),
+            lambda items, total: progress(items, total, "rendering shards"),
+        )
+    except KeyboardInterrupt:
+        kept = sum(1 for p in out.glob("shard-*") if p.is_dir() and not p.name.endswith(".tmp"))
+        said = f"{out} keeps {plural(kept, 'complete shard')}; the same command renders the rest"
+        console.print(f"[yellow]interrupted:[/] {said}")
+        raise typer.Exit(130) from None
     seconds = time.perf_counter() - started
     figures = {
         "trajectories": summary.trajectories,
@@ -135,7 +141,7 @@ def alfred_frames(
         "skipped": len(summary.skipped),
         "MB on disk": round(summary.bytes / 1e6, 1),
         "seconds": round(seconds, 1),
-        "steps/s": round(summary.steps / seconds, 1) if seconds else 0.0,
+        "steps/s rendered": round(summary.rendered / seconds, 1) if seconds and summary.rendered else "-",
         "bytes/step": round(summary.bytes / summary.steps) if summary.steps else 0,
     }
     table = Table(title=f"ALFRED frames ({size}x{size}) in {out}")
@@ -143,7 +149,10 @@ def alfred_frames(
         table.add_column(column, justify="right")
     table.add_row(*map(str, figures.values()))
     console.print(table)
-    if summary.resumed_shards:
+    if summary.resumed_shards and not summary.rendered:
+        kept = plural(summary.resumed_shards, "shard")
+        console.print(f"already complete: {kept} from an earlier run, nothing rendered")
+    elif summary.resumed_shards:
         console.print(f"resumed: {plural(summary.resumed_shards, 'complete shard')} kept from an earlier run")
     for skip in summary.skipped[:10]:
         console.print(f"[yellow]skipped[/] {skip['id']}: {skip['reason']}")

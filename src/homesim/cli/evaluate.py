@@ -26,12 +26,20 @@ def evaluate_command(
         ),
     ] = None,
     agent: Annotated[
-        str, typer.Option(help="one of the suite's agents (random, expert, ...), a checkpoint (.pt), or module.path:ClassName")
+        str,
+        typer.Option(
+            help="one of the suite's agents (random, expert, ...), a checkpoint (.pt), module.path:ClassName or"
+            " file.py:ClassName (see homesim new-agent)"
+        ),
     ] = "expert",
     suite: Annotated[
         str | None, typer.Option(help="benchmark suite; default: the dataset folder's, else alfred")
     ] = None,
     split: Annotated[str | None, typer.Option(help="evaluate only this split")] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="evaluate only the first N episodes of each split")] = None,
+    episode_ids: Annotated[
+        str | None, typer.Option(help="evaluate only these episodes, by id, comma-separated (records' episode_id)")
+    ] = None,
     workers: Annotated[int, typer.Option(min=1, help="processes; results are identical for any number")] = 1,
     backend: BackendOption = "local",
     ray_address: RayAddressOption = None,
@@ -74,8 +82,8 @@ def evaluate_command(
     criteria: Annotated[
         str | None,
         typer.Option(
-            help="success criteria, comma-separated, of intentionality,validity,proximity,visibility,"
-            "oracle_visibility (default: the first four)",
+            help="success criteria, comma-separated, of intentionality, validity, proximity, visibility,"
+            " oracle_visibility (default: the first four)",
             rich_help_panel=OBJECTNAV_PANEL,
         ),
     ] = None,
@@ -108,7 +116,8 @@ def evaluate_command(
         raise typer.BadParameter(f"unknown ablation; known: {', '.join(OBSERVATION_FILTERS)}", param_hint="--ablation")
     runs_on = workers_of(workers, backend, ray_address, ("homesim.evaluation.evaluate",))  # Ray's start meanwhile
     try:
-        source = read_episodes(episodes, layouts, split, suite)
+        ids = tuple(i for i in (episode_ids or "").split(",") if i)
+        source = read_episodes(episodes, layouts, split, suite).subset(limit, ids, str(episodes or "the built-in ones"))
     except DataError as e:
         console.print(f"[red]cannot read the episodes:[/] {e}")
         raise typer.Exit(1) from e
@@ -138,17 +147,22 @@ def evaluate_command(
     if not any(splits.values()):
         console.print(f"[red]no episodes to evaluate[/] in {episodes}" + (f" (split {split})" if split else ""))
         raise typer.Exit(1)
-    if (observation_filter != "none" and not protocol.ablations) or (subgoals and not protocol.subgoals):
-        owners = " and ".join(s.title + "'s" for s in SUITES.values() if s.ablations or s.subgoals)
-        raise typer.BadParameter(f"--ablation and --subgoals are {owners}", param_hint="--suite")
+    for option, used, has in (("--ablation", observation_filter != "none", "ablations"),
+                              ("--subgoals", subgoals, "subgoals")):  # fmt: skip
+        if used and not getattr(protocol, has):
+            owners = " and ".join(s.title for s in SUITES.values() if getattr(s, has))
+            raise typer.BadParameter(f"only {owners} has it, not {protocol.title}", param_hint=option)
     for option, value, known in (("--interface", interface, protocol.interfaces),
                                  ("--interaction", interaction, protocol.interactions)):  # fmt: skip
         if value is not None and value not in known:
-            raise typer.BadParameter(f"{value!r}: use {' or '.join(known)} ({protocol.title})", param_hint=option)
+            only = f"{protocol.title} has only {known[0]}: leave it out"
+            use = f"use {' or '.join(known)}" if len(known) > 1 else only
+            raise typer.BadParameter(f"{value!r}: {use}", param_hint=option)
     images = tuple(p for p in pixels.split(",") if p)
     if set(images) - set(protocol.pixels):
         allowed = ",".join(protocol.pixels) or "none"
         raise typer.BadParameter(f"{pixels!r}: some of {allowed}, comma-separated", param_hint="--pixels")
+    images, interaction, needs = _what_the_agent_needs(loaded, agent, protocol, images, interaction)
     try:
         config = EvaluationConfig(
             agent=agent,
@@ -160,20 +174,43 @@ def evaluate_command(
             interface=interface or protocol.interfaces[0],
             suite=protocol.name,
             options=options,
+            limit=limit,
+            episode_ids=ids,
         )
     except ValueError as e:
-        raise typer.BadParameter(str(e), param_hint="--interface") from e
+        message = f"{agent} plays with {needs}: not in the {interface} interface" if needs and interface else str(e)
+        raise typer.BadParameter(message, param_hint="--interface") from e
+    if needs:
+        console.print(f"{agent} plays with {needs}: evaluating with them")
 
     def progress(items, total):
         return track(items, total=total, description=f"evaluating {agent}", console=console)
 
     summary = evaluate(splits, scenes, config, out, runs_on, progress)
     setting = options.get("observability", config.interface)
-    title = f"{agent} ({setting}) on {episodes or 'built-in episodes'}"
+    subset = f" (--limit {limit})" * bool(limit) + f" ({len(ids)} episodes by id)" * bool(ids)
+    title = f"{agent} ({setting}) on {episodes or 'built-in episodes'}{subset}"
     console.print(subgoals_table(summary) if subgoals else protocol.table(summary, title))
     if "warning" in summary:
         console.print(f"[bold yellow]warning:[/] {summary['warning']}")
     console.print(f"records and summary written to {out}/")
+
+
+def _what_the_agent_needs(loaded, agent: str, protocol, images: tuple, interaction: str | None) -> tuple:
+    """The images and the interaction mode an agent plays with (a checkpoint knows what it was trained on: its
+    `observations` and `interaction`) added to those given, and what that adds, in words ("" for nothing)."""
+    wanted = tuple(getattr(loaded, "observations", ()))
+    plays = getattr(loaded, "interaction", None)
+    if set(wanted) - set(protocol.pixels):
+        given = ",".join(protocol.pixels) or "none"
+        message = f"{agent} asks for {','.join(wanted)}: {protocol.title} gives {given}"
+        raise typer.BadParameter(message, param_hint="--agent")
+    if plays is not None and interaction not in (None, plays):
+        message = f"{agent} aims with {plays}: give --interaction {plays} or leave it out"
+        raise typer.BadParameter(message, param_hint="--interaction")
+    images = tuple(dict.fromkeys((*images, *wanted)))
+    added = [f"--pixels {','.join(images)}"] * bool(wanted) + [f"--interaction {plays}"] * (plays is not None)
+    return images, plays or interaction, " ".join(added)
 
 
 @app.command("report")
@@ -181,22 +218,34 @@ def report_command(
     runs: Annotated[
         list[Path],
         typer.Argument(
-            metavar="OUT...", exists=True, help="evaluation output folders (or a file in one: summary.json, ...)"
+            metavar="OUT...",
+            exists=True,
+            help="evaluation output folders (or a file in one: summary.json, ...); with --plot, checkpoints or logs",
         ),
     ],
     table_name: Annotated[
         str | None,
         typer.Option(
             "--table",
-            help="a table that compares runs, a row per run: baselines (ALFRED's Tables 1, 3, 4 and A1) or"
-            " handmethat (the paper's Tables 2 and 3); default with several runs: their suite's",
+            help="a table that compares runs, a row per run: baselines (ALFRED's Tables 1, 3, 4 and A1),"
+            " objectnav (Success, SPL, SoftSPL, DTG) or handmethat (the paper's Tables 2 and 3);"
+            " default with several runs: their suite's",
         ),
     ] = None,
     split: Annotated[str | None, typer.Option(help="--table: only this split's episodes (default: all)")] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="--table: also write its figures here")] = None,
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            help="draw the training curves of the checkpoints given (their .log.jsonl, or the logs) to this PNG"
+        ),
+    ] = None,
 ) -> None:
     """Recompute an evaluation's summary from its records, print it, and check it against summary.json;
-    with several evaluations (or --table), compare them in one table."""
+    with several evaluations (or --table), compare them in one table; with --plot, draw training curves."""
+    if plot is not None:
+        _plot(runs, plot)
+        return
     from homesim.errors import DataError
     from homesim.evaluation.evaluate import read_run, summary_of
     from homesim.evaluation.records import read_records
@@ -235,6 +284,16 @@ def report_command(
         console.print("summary.json matches the records" if same else "[red]summary.json differs from the records[/]")
         if not same:
             raise typer.Exit(1)
+
+
+def _plot(checkpoints: list[Path], out: Path) -> None:
+    """`report --plot`: the training logs of checkpoints drawn to a PNG, one panel per figure."""
+    from homesim.learning.curves import log_of, plot_curves, read_log, run_names
+
+    logs = dict(zip(run_names(checkpoints), (read_log(c) for c in checkpoints), strict=True))
+    drawn = plot_curves(logs, out)
+    steps = ", ".join(f"{name}: step {log[-1]['step']}" for name, log in logs.items())
+    console.print(f"{', '.join(drawn)} of {', '.join(str(log_of(c)) for c in checkpoints)} ({steps}) drawn to {out}")
 
 
 def _compare(loaded: list, suite, comparison, split: str | None, json_out: Path | None) -> None:

@@ -13,11 +13,14 @@ from homesim.cli.common import console, play_app, play_in_terminal, plural
 @play_app.command("handmethat")
 def play_handmethat(
     episodes: Annotated[
-        Path,
+        Path | None,
         typer.Option(
-            "--episodes", exists=True, help="HandMeThat's episode files (one, or a folder) or a homesim dataset folder"
+            "--episodes",
+            exists=True,
+            help="HandMeThat's episode files (one, or a folder) or a homesim dataset folder; default: the built-in"
+            " ones",
         ),
-    ],
+    ] = None,
     observability: Annotated[str, typer.Option(help="partial (your location only) or full")] = "partial",
     split: Annotated[str | None, typer.Option(help="the split to play")] = None,
     episode: Annotated[int, typer.Option(help="which episode (0 is the first)")] = 0,

@@ -35,7 +35,7 @@ def generate_handmethat(
     from homesim import __version__
     from homesim.datasets.folder import write_dataset
     from homesim.datasets.handmethat.export import write_handmethat
-    from homesim.datasets.handmethat.generate import generate
+    from homesim.datasets.handmethat.generate import SPLITS, generate
 
     splits, rejected = generate(episodes, seed, runs_on, progress)
     if format == "handmethat":
@@ -58,6 +58,13 @@ def generate_handmethat(
             f"{steps:.1f}",
         )
     console.print(table)
+    for name, share in SPLITS.items():
+        if len(splits[name]) < round(share * episodes):
+            console.print(
+                f"[yellow]{name}: {plural(len(splits[name]), 'episode')}, fewer than {share:.0%} of {episodes}:[/]"
+                " the shares are drawn within each level and quest type, so small groups round down"
+                + (" (every split gets one at least)" if episodes >= len(SPLITS) else f" ({name} stays empty)")
+            )
     if rejected:
         console.print("rejected samples: " + ", ".join(f"{reason}: {n}" for reason, n in rejected.most_common()))
     summary = {s: len(e) for s, e in splits.items()} | {"rejected": dict(rejected)}

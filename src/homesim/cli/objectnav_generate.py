@@ -65,7 +65,7 @@ def generate_objectnav(
     runs_on = workers_of(workers, backend, ray_address, ("homesim.datasets.objectnav.generate",))  # start meanwhile
     from homesim import __version__
     from homesim.datasets.folder import write_dataset
-    from homesim.datasets.objectnav.generate import generate
+    from homesim.datasets.objectnav.generate import TRIES_PER_EPISODE, generate
 
     places = ()
     if scenes == "alfred":
@@ -104,6 +104,12 @@ def generate_objectnav(
             str(len({e.object_category for e in made})),
         )
     console.print(table)
+    for split, made in splits.items():
+        if len(made) < episodes:
+            console.print(
+                f"[yellow]{split}: {len(made)} of the {episodes} episodes asked for:[/] some of its scenes gave fewer"
+                f" in {TRIES_PER_EPISODE} tries an episode that pass the filters (the rejections below say why)"
+            )
     if rejected:
         console.print("rejected samples: " + ", ".join(f"{reason}: {n}" for reason, n in rejected.most_common()))
     summary = {s: len(e) for s, e in splits.items()} | {"rejected": dict(rejected)}

@@ -54,6 +54,9 @@ def train_command(
     observability: Annotated[
         str | None, typer.Option(help="HandMeThat: the game trained in, partial (the default) or full")
     ] = None,
+    split: Annotated[
+        str | None, typer.Option(help="HandMeThat: the split to learn from (default: train, or the data's only one)")
+    ] = None,
 ) -> None:
     """Train a learned baseline (with progress and checkpoints; run it again to resume after a stop)."""
     from homesim.learning.loop import TrainConfig
@@ -61,11 +64,43 @@ def train_command(
 
     suite, trainer = trainer_for(data)
     config = TrainConfig(epochs, max_steps, batch_size, lr, seed, checkpoint_every)
-    request = TrainRequest(agent, data, out, config, ablation, dagger_rounds, episodes, layouts, workers, observability)
-    result = trainer.train(request)
+    request = TrainRequest(
+        agent, data, out, config, ablation, dagger_rounds, episodes, layouts, workers, observability, split
+    )
+    try:
+        result = trainer.train(request)
+    except KeyboardInterrupt:
+        console.print(f"[yellow]interrupted:[/] {_kept(out)}")
+        raise typer.Exit(130) from None
     table = Table(title=f"{suite} {agent}: {out}")
-    for column in ("optimisation steps", "epochs", "last loss", "seconds", "log"):
+    for column in ("optimisation steps", "epochs completed", "last loss", "seconds", "log"):
         table.add_column(column, justify="right")
     figures = (result.steps, result.epochs, f"{result.final_loss:.4f}", f"{result.seconds:.0f}", result.log)
     table.add_row(*map(str, figures))
     console.print(table)
+    console.print(_why_it_stopped(result, config, out))
+
+
+def _why_it_stopped(result, config, out: Path) -> str:
+    """Which budget ended the run, in a line (the bar counts epochs from 1, the table those completed)."""
+    per_epoch = f" ({result.epoch_steps} optimisation steps an epoch)" if result.epoch_steps else ""
+    if result.stopped == "done before":
+        return (
+            f"{out} had finished this budget before (at step {result.steps}): nothing more to train (a larger"
+            " --epochs or --max-steps trains it on)"
+        )
+    if result.stopped == "max_steps":
+        within = f", {result.batch} batches into epoch {result.epochs + 1}" if result.batch else ""
+        return f"stopped at --max-steps {config.max_steps}{within}{per_epoch}"
+    before = f", before --max-steps {config.max_steps}" if config.max_steps is not None else ""
+    return f"stopped after --epochs {config.epochs}{per_epoch}{before}"
+
+
+def _kept(out: Path) -> str:
+    """What an interrupted run leaves: its last checkpoint, if it got to one."""
+    from homesim.learning.loop import checkpoint_step
+
+    step = checkpoint_step(out)
+    if step is None:
+        return "no checkpoint was written yet; the same command starts again"
+    return f"{out} keeps the checkpoint of step {step}; the same command resumes from there"

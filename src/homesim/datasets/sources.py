@@ -2,25 +2,28 @@
 folder, one split file of a dataset folder (`DATASET/<split>.jsonl.gz`), ALFRED trajectories (a
 json_2.1.0 tree, a traj_data.json, or a .jsonl[.gz] of them; their floor plans need ALFRED's layout
 files), HandMeThat's episode files (one, or a folder of them: its episodes are the split named after the
-folder), or, with no path, the built-in episodes. Anything else is one `DataError` saying what the file
+folder), or, with no path, a suite's built-in episodes. Anything else is one `DataError` saying what the file
 is and what was expected."""
 
 from __future__ import annotations
 
 import gzip
 import json
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from homesim.datasets.alfred.episode import AlfredEpisode
 from homesim.datasets.folder import is_dataset, read_dataset, read_manifest
 from homesim.datasets.handmethat.episode import HandMeThatEpisode
 from homesim.errors import DataError
+from homesim.tasks.objectnav import ObjectNavEpisode
 from homesim.world.scene import Scene
 
 TRAJECTORY_FIELDS = {"plan", "scene", "task_type"}  # an ALFRED traj_data.json
 EPISODE_FIELDS = {"initial_state", "scene_id"}  # a homesim episode, a line of a dataset's split file
 HANDMETHAT_FIELD = "initial_object_dict"  # one of HandMeThat's episode files
+BUILTIN_SPLIT = "builtin"  # the split of the built-in episodes
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,17 @@ class Episodes:
 
     def all(self) -> list:
         return [e for episodes in self.splits.values() for e in episodes]
+
+    def subset(self, limit: int | None = None, ids: Sequence[str] = (), where: str = "the episodes") -> Episodes:
+        """Only the episodes named by id (`ids`), and of those only the first `limit` of each split; a DataError
+        names an id no split has."""
+        missing = set(ids) - {e.id for e in self.all()}
+        if missing:
+            shown = ", ".join(sorted(missing)[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+            raise DataError(where, "--episode-ids", f"no episode has the id {shown}")
+        wanted = set(ids)
+        splits = {s: [e for e in episodes if not wanted or e.id in wanted] for s, episodes in self.splits.items()}
+        return replace(self, splits={s: episodes[:limit] for s, episodes in splits.items()})
 
 
 def _first_record(path: Path) -> object:
@@ -99,14 +113,7 @@ def read_episodes(
 ) -> Episodes:
     """The episodes at `path` (only `split`, if given), whatever kind of source it is."""
     if path is None:
-        if suite not in (None, AlfredEpisode.suite):
-            raise DataError("(no path)", "--episodes", f"there are no built-in {suite} episodes: give a path")
-        from homesim.datasets.alfred.builtin import builtin_episodes
-
-        if split not in (None, "builtin"):
-            raise DataError("the built-in episodes", "--split", f"they have one split, 'builtin', not {split!r}")
-        built, scenes = builtin_episodes()
-        return Episodes({"builtin": built}, scenes)
+        return _builtin(suite or AlfredEpisode.suite, split)
     path = Path(path)
     kind = kind_of(path)
     if kind == "dataset_split":
@@ -129,18 +136,53 @@ def read_episodes(
     return Episodes(splits, scenes, AlfredEpisode.suite, skipped)
 
 
+def _builtin(suite: str, split: str | None) -> Episodes:
+    """A suite's built-in episodes (a few, made on first use), as one split named "builtin"."""
+    from homesim.datasets.alfred.builtin import builtin_episodes
+    from homesim.datasets.handmethat.builtin import builtin_handmethat
+    from homesim.datasets.objectnav.builtin import builtin_objectnav
+
+    made = {
+        AlfredEpisode.suite: builtin_episodes,
+        HandMeThatEpisode.suite: builtin_handmethat,
+        ObjectNavEpisode.suite: builtin_objectnav,
+    }
+    if suite not in made:
+        raise DataError("(no path)", "--episodes", f"there are no built-in {suite} episodes: give a path")
+    if split not in (None, BUILTIN_SPLIT):
+        raise DataError("the built-in episodes", "--split", f"they have one split, {BUILTIN_SPLIT!r}, not {split!r}")
+    episodes, scenes = made[suite]()
+    return Episodes({BUILTIN_SPLIT: episodes}, scenes, suite)
+
+
 def _handmethat_episodes(path: Path, split: str | None, suite: str | None) -> Episodes:
     """One of HandMeThat's episode files (read whole, or a `DataError`), or a folder of them (the ones that
-    cannot be read are skipped and listed); their split is named after the folder."""
-    from homesim.datasets.handmethat.files import read_handmethat_file, read_handmethat_files
+    cannot be read are skipped and listed). Files directly in a folder make the split named after it; files in
+    its subfolders (`train/`, `validation/`, `test/`, as `generate handmethat --format handmethat` writes
+    them) make a split per subfolder."""
+    from homesim.datasets.handmethat.files import NOT_EPISODES, read_handmethat_file, read_handmethat_files
+
+    def files_in(folder: Path) -> list[Path]:  # the top folder's own files; a subfolder's, however deep
+        found = folder.glob("*.json") if folder == path else folder.rglob("*.json")
+        return sorted(f for f in found if f.name not in NOT_EPISODES)
 
     if suite not in (None, HandMeThatEpisode.suite):
         raise DataError(str(path), "(file)", f"holds HandMeThat episodes, not {suite} episodes")
-    name = path.name if path.is_dir() else path.parent.name
-    if split not in (None, name):
-        raise DataError(str(path), "--split", f"HandMeThat's files here make the split {name!r}, not {split!r}")
     if not path.is_dir():
+        name = path.parent.name
+        if split not in (None, name):
+            raise DataError(str(path), "--split", f"HandMeThat's file here makes the split {name!r}, not {split!r}")
         return Episodes({name: [read_handmethat_file(path)]}, {}, HandMeThatEpisode.suite)
-    read = list(read_handmethat_files(path))
-    episodes = [e for e in read if not isinstance(e, DataError)]
-    return Episodes({name: episodes}, {}, HandMeThatEpisode.suite, [e for e in read if isinstance(e, DataError)])
+    folders = {path.name: path} if files_in(path) else {}
+    folders |= {f.name: f for f in sorted(path.iterdir()) if f.is_dir() and files_in(f)}
+    if split is not None:
+        if split not in folders:
+            made = ", ".join(repr(name) for name in folders)
+            raise DataError(str(path), "--split", f"HandMeThat's files here make the splits {made}, not {split!r}")
+        folders = {split: folders[split]}
+    splits, skipped = {}, []
+    for name, folder in folders.items():
+        episodes = [e for f in files_in(folder) for e in read_handmethat_files(f)]
+        splits[name] = [e for e in episodes if not isinstance(e, DataError)]
+        skipped += [e for e in episodes if isinstance(e, DataError)]
+    return Episodes(splits, {}, HandMeThatEpisode.suite, skipped)

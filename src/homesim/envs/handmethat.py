@@ -95,15 +95,16 @@ def _prepare(episode: HandMeThatEpisode) -> _Episode:
 
 
 def episodes_from(episodes: object, split: str | None) -> list[HandMeThatEpisode]:
-    """HandMeThat episodes from a path (`homesim.datasets.sources`) or a sequence of them."""
-    if isinstance(episodes, str | Path):
+    """HandMeThat episodes from a path (`homesim.datasets.sources`), a sequence of them, or None: the built-in
+    episodes (a few of homesim's generator's)."""
+    if episodes is None or isinstance(episodes, str | Path):
         from homesim.datasets.sources import read_episodes
 
         episodes = read_episodes(episodes, split=split, suite="handmethat").all()
-    if episodes is None or not isinstance(episodes, Sequence) or not episodes:
+    if not isinstance(episodes, Sequence) or not episodes:
         raise ValueError(
-            "HandMeThat-v0 needs episodes: a path (the authors' episode files, a folder of them, or a homesim"
-            " dataset folder) or a list of HandMeThatEpisode"
+            "HandMeThat-v0 needs episodes: none (the built-in ones), a path (the authors' episode files, a folder"
+            " of them, or a homesim dataset folder) or a list of HandMeThatEpisode"
         )
     return list(episodes)
 

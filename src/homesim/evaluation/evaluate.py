@@ -42,6 +42,8 @@ class EvaluationConfig:
     interface: str = "embodied"  # or "text": the ALFWorld-style text game over the same episodes
     suite: str = DEFAULT
     options: dict = field(default_factory=dict)
+    limit: int | None = None  # only the first episodes of each split (`--limit`)
+    episode_ids: tuple[str, ...] = ()  # only these episodes (`--episode-ids`)
 
     def __post_init__(self) -> None:
         protocol = suite_named(self.suite)
@@ -51,6 +53,8 @@ class EvaluationConfig:
             object.__setattr__(self, "max_fails", protocol.max_fails)
         if self.interface not in INTERFACES:
             raise ValueError(f"unknown interface {self.interface!r}; known: {', '.join(INTERFACES)}")
+        if self.subgoals and not protocol.subgoals:
+            raise ValueError(f"subgoals: {protocol.title} has no sub-goal evaluation")
         if self.interface == "text" and (self.subgoals or self.pixels or self.interaction != "oracle"):
             raise ValueError("the text interface has no sub-goal evaluation, pixels or masks")
 
@@ -146,7 +150,7 @@ def summary_of(records: Sequence[EpisodeRecord], config: EvaluationConfig) -> di
 
 def read_run(out: str | Path) -> EvaluationConfig:
     settings = json.loads((Path(out) / "run.json").read_text())
-    return EvaluationConfig(**settings | {"pixels": tuple(settings.get("pixels", ()))})
+    return EvaluationConfig(**settings | {k: tuple(settings.get(k, ())) for k in ("pixels", "episode_ids")})
 
 
 def _replace(path: Path, text: str) -> None:

@@ -108,6 +108,7 @@ class Suite:
     observation_text: Callable[[dict], str] = lambda observation: str(observation)  # an observation as text
     drawing: RecordDrawing | None = None  # how a recorded episode is drawn (None: its episodes are text)
     has_builtin: bool = False  # it has built-in episodes (no --episodes needed)
+    template: str = ""  # the module of a working agent to start from (`homesim new-agent FILE --suite NAME`)
 
     def public(self, episode: object) -> dict:
         """An episode as an agent may see it: its `to_dict()` without the hidden fields."""

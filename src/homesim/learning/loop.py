@@ -46,10 +46,13 @@ class TrainConfig:
 @dataclass(frozen=True)
 class TrainResult:
     steps: int
-    epochs: int
+    epochs: int  # epochs completed
     final_loss: float
     log: Path
     seconds: float
+    stopped: str = "epochs"  # why it stopped: "epochs", "max_steps", or "done before" (nothing left to train)
+    batch: int = 0  # batches into the epoch it stopped in (0: it stopped between epochs)
+    epoch_steps: int | None = None  # optimisation steps an epoch (None: not known)
 
 
 def epoch_generator(seed: int, epoch: int) -> torch.Generator:
@@ -62,6 +65,14 @@ def _save(path: Path, checkpoint: dict) -> None:
     partial = path.with_name(path.name + ".partial")
     torch.save(checkpoint, partial)
     os.replace(partial, path)
+
+
+def checkpoint_step(out: str | Path) -> int | None:
+    """The optimisation step the checkpoint at `out` holds (None: there is none, or it cannot be read)."""
+    try:
+        return load_checkpoint(out)["step"] if Path(out).exists() else None
+    except DataError:
+        return None
 
 
 def _log_path(out: Path) -> Path:
@@ -115,7 +126,8 @@ def train(
         last_loss = checkpoint["loss"]
         if not config.allows_more(step, epoch):  # nothing left to train within this budget
             if checkpoint["finished"]:
-                return TrainResult(step, epoch, last_loss, _log_path(out), time.perf_counter() - started)
+                seconds = time.perf_counter() - started
+                return TrainResult(step, epoch, last_loss, _log_path(out), seconds, "done before", batch_index)
             finished = True
         _keep_log_until(_log_path(out), step)
     else:
@@ -145,6 +157,7 @@ def train(
 
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TimeRemainingColumn())  # fmt: skip
+    size = None
     with Progress(*columns, transient=False) as progress:
         task = progress.add_task(label, total=None, completed=step)
         while epoch < config.epochs and not finished:
@@ -177,4 +190,6 @@ def train(
                 epoch, batch_index = epoch + 1, 0
         write_log()
         save(True)
-    return TrainResult(step, epoch, last_loss, _log_path(out), time.perf_counter() - started)
+    stopped = "max_steps" if config.max_steps is not None and step >= config.max_steps else "epochs"
+    seconds = time.perf_counter() - started
+    return TrainResult(step, epoch, last_loss, _log_path(out), seconds, stopped, batch_index, size)

@@ -21,13 +21,14 @@ class TrainRequest:
     layouts: Path | None = None
     workers: int = 1
     observability: str | None = None  # HandMeThat: the game the model is trained in (default: partial)
+    split: str | None = None  # HandMeThat: the split learned from (default: train, or the data's only split)
 
     def reject(self, suite: str, *unused: str) -> None:
         """One ValueError naming the first of the options `unused` (field names) that was given a value,
         since `suite`'s trainer for this agent has no use for it."""
         defaults = {
             "ablation": "none", "dagger_rounds": 0, "episodes": None, "layouts": None, "workers": 1,
-            "observability": None,
+            "observability": None, "split": None,
         }  # fmt: skip
         for name in unused:
             if getattr(self, name) != defaults[name]:

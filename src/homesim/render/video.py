@@ -55,16 +55,26 @@ MAP_LEGEND = (
 
 
 def legend(width: int, entries: Sequence[tuple[str, tuple]] = MAP_LEGEND) -> np.ndarray:
-    """The map's key on a dark strip: a swatch per colour; furniture and objects have one colour per class."""
+    """The map's key on a dark strip: a swatch per colour; furniture and objects have one colour per class.
+    Entries that do not fit on a line go on the next (a narrow map alone gets a taller key)."""
     font = ImageFont.load_default(size=FONT_SIZE)
-    strip = Image.new("RGB", (width, LINE_HEIGHT + 6), BACKGROUND)
+    measure = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    items = [(label, colour) for label, colour in entries] + [("objects: a colour per class", None)]
+    places, x, row = [], 6, 0
+    for label, colour in items:
+        size = (14 if colour is not None else 0) + int(measure.textlength(label, font=font))
+        if x > 6 and x + size > width:
+            x, row = 6, row + 1
+        places.append((label, colour, x, row))
+        x += size + 10
+    strip = Image.new("RGB", (width, (row + 1) * LINE_HEIGHT + 6), BACKGROUND)
     draw = ImageDraw.Draw(strip)
-    x = 6
-    for label, colour in entries:
-        draw.rectangle((x, 5, x + 10, 15), fill=tuple(int(255 * c) for c in colour))
-        draw.text((x + 14, 3), label, fill=TEXT_COLOUR, font=font)
-        x += 24 + int(draw.textlength(label, font=font))
-    draw.text((x, 3), "objects: a colour per class", fill=TEXT_COLOUR, font=font)
+    for label, colour, x, row in places:
+        y = row * LINE_HEIGHT
+        if colour is not None:
+            draw.rectangle((x, y + 5, x + 10, y + 15), fill=tuple(int(255 * c) for c in colour))
+            x += 14
+        draw.text((x, y + 3), label, fill=TEXT_COLOUR, font=font)
     return np.asarray(strip)
 
 

@@ -98,6 +98,11 @@ class ObjectNavEpisode:
     difficulty: str
     reference_actions: tuple[str, ...] = ()  # the expert's actions from the start, STOP included
 
+    @property
+    def id(self) -> str:
+        """The episode's id, by the name every suite's episodes answer to (habitat's `episode_id`)."""
+        return self.episode_id
+
     def to_dict(self) -> dict:
         return {
             "episode_id": self.episode_id,

@@ -219,7 +219,8 @@ def generate(
 
 def split(episodes: list[HandMeThatEpisode]) -> dict[str, list[HandMeThatEpisode]]:
     """90/5/5 within each (level, quest type) group, in episode order (the k-th of a group goes where the
-    running proportions lag most)."""
+    running proportions lag most). Small groups round the held-out splits down, so a split they leave empty
+    takes the last episode of the largest (when there are episodes enough for every split)."""
     out: dict[str, list[HandMeThatEpisode]] = {s: [] for s in SPLITS}
     seen: Counter = Counter()
     given: dict[tuple, Counter] = {}
@@ -230,4 +231,7 @@ def split(episodes: list[HandMeThatEpisode]) -> dict[str, list[HandMeThatEpisode
         name = max(SPLITS, key=lambda s: SPLITS[s] * seen[group] - counts[s])
         counts[name] += 1
         out[name].append(e)
+    for name in SPLITS:
+        if not out[name] and len(episodes) >= len(SPLITS):
+            out[name].append(out[max(SPLITS, key=lambda s: len(out[s]))].pop())
     return out

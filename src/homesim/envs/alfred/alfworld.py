@@ -19,7 +19,8 @@ the six task types without movable receptacles or slicing.
 
 `infos` has, per game of the batch, ALFWorld's keys: `admissible_commands`, `won`,
 `goal_condition_success_rate`, `extra.gamefile` (the trajectory's traj_data.json where there is one on
-disk, else `<data path>/<episode id>/traj_data.json`), `facts` (`envs.alfred.alfworld_facts`) and, where
+disk, else one homesim writes in its cache folder with what ALFWorld's agents read there: the task type and
+pddl_params), `facts` (`envs.alfred.alfworld_facts`) and, where
 ALFWorld gives it (training with DAgger), `extra.expert_plan`: homesim's expert's next command (the live
 planner, in place of ALFWorld's hand-coded expert, whose code homesim does not ship). Games are played in
 a seeded shuffled cycle (`seed()`, 1234 by default, as TextWorld's batch env); a finished game keeps
@@ -28,8 +29,11 @@ answering its last step until the next `reset()`.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import random
+import tempfile
 from collections.abc import Mapping, Sequence
 from itertools import chain
 from pathlib import Path
@@ -46,6 +50,7 @@ from homesim.envs.alfred.text_expert import expert_command
 from homesim.envs.alfred.wording import LATEST
 from homesim.errors import DataError
 from homesim.planning.alfred.expert import Unrecoverable
+from homesim.world import scene_cache
 from homesim.world.scene import Scene
 
 TASK_TYPES = {  # ALFWorld's numbering in `env.task_types`
@@ -101,7 +106,7 @@ class AlfredTWEnv:
             episodes = episodes[:limit]
         files = path.rglob("traj_data.json") if path.is_dir() else ()
         on_disk = {f"{f.parts[-3]}/{f.parts[-2]}": str(f) for f in files}
-        self.games = {on_disk.get(e.id, f"{path}/{e.id}/traj_data.json"): e for e in episodes}
+        self.games = {on_disk.get(e.id) or _written_game(path, e): e for e in episodes}
         self.game_files, self.num_games, self.scenes = list(self.games), len(self.games), read.scenes
         if verbose:
             print(f"Overall we have {self.num_games} games in split={self.train_eval}")
@@ -135,6 +140,23 @@ class AlfredTWEnv:
             expert_plan=method == "dagger" and self.train_eval == "train",
             human_goals=float(env.get("goal_desc_human_anns_prob", 0.0)),
         )
+
+
+def _written_game(path: Path, episode: AlfredEpisode) -> str:
+    """A traj_data.json for a game whose data has none on disk (a .jsonl[.gz] split, a homesim dataset), with
+    what ALFWorld's agents read beside `extra.gamefile` (its hand-coded expert: the task type and pddl_params),
+    in homesim's cache folder (`world.scene_cache`; a temporary one when caching is off)."""
+    base = scene_cache.folder() or Path(tempfile.gettempdir()) / "homesim"
+    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
+    file = base / "alfworld-games" / digest / episode.id / "traj_data.json"
+    goal = episode.goal.to_dict()
+    text = json.dumps({"task_id": episode.id, "task_type": goal.pop("task_type"), "pddl_params": goal}, indent=1)
+    if not file.is_file() or file.read_text(encoding="utf-8") != text:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        partial = file.with_name(f"{file.name}.{os.getpid()}")  # whole or not at all, whoever writes it too
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, file)
+    return str(file)
 
 
 def _path(value: object) -> Path | None:

@@ -141,4 +141,5 @@ ALFRED = Suite(
     hidden=("goal", "expert_actions", "expert_subgoal_index", "subgoals"),
     observation_text=observation_text,
     drawing=RecordDrawing((".mp4", ".gif"), _draw),
+    template="homesim.agents.templates.alfred",
 )

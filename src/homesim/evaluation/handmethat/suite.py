@@ -188,4 +188,5 @@ HANDMETHAT = Suite(
     # the human's hidden goal and what the request means are what the robot must work out
     hidden=("goal", "subgoal", "meaning", "objects_in_meaning", "level", "demo_actions", "reading"),
     observation_text=lambda observation: str(observation["text"]),
+    template="homesim.agents.templates.handmethat",
 )

@@ -22,7 +22,7 @@ from homesim.render.topdown import (
     navigation_map,
     save_map,
 )
-from homesim.render.video import compose, write_video
+from homesim.render.video import compose, legend, write_video
 from homesim.tasks.objectnav import ObjectNavEpisode, embodied_scene
 from homesim.world.objectnav.embodiment import LOCOBOT
 from homesim.world.objectnav.navgrid import ACTIONS, nav_grid, nav_step
@@ -90,7 +90,8 @@ def write_objectnav_map(out: Path, scene: Scene, episode: ObjectNavEpisode, reco
     actions = [name for name, _ in record.actions]
     poses = _poses(scene, episode, actions)
     shortest = _trail(_poses(scene, episode, list(episode.reference_actions)))
-    save_map(out, _map(scene, episode, shortest, _trail(poses), poses[-1][0]))
+    image = _map(scene, episode, shortest, _trail(poses), poses[-1][0])
+    save_map(out, np.concatenate([image, legend(image.shape[1], LEGEND)]))  # the map with its key
 
 
 def draw_record(path: Path, number: int, episodes: Path | None, out: Path, fps: float) -> str:

@@ -20,10 +20,10 @@ from homesim.agents.protocol import AgentAction, TaskSpec
 from homesim.agents.registry import make_agent
 from homesim.envs.objectnav import CATEGORY_NAMES, ObjectNavEnv, episode_measures
 from homesim.evaluation.objectnav.metrics import OBJECTNAV_METRICS
-from homesim.evaluation.objectnav.report import objectnav_table
+from homesim.evaluation.objectnav.report import compare_runs, objectnav_table
 from homesim.evaluation.records import EpisodeRecord, unplayed_record
 from homesim.evaluation.runner import ask_agent, reset_agent
-from homesim.evaluation.suite import OptionError, RecordDrawing, Suite
+from homesim.evaluation.suite import Comparison, OptionError, RecordDrawing, Suite
 from homesim.tasks.objectnav import ObjectNavEpisode
 from homesim.tasks.objectnav_criteria import CRITERIA, DEFAULT_CRITERIA, SUCCESS_DISTANCE, parse_criteria
 from homesim.world.scene import Scene
@@ -138,13 +138,14 @@ def failed_record(
 
 
 def options(given: Mapping[str, object], own: Mapping[str, object]) -> dict:
-    """`--criteria` and `--success-distance`, checked."""
-    try:
-        return objectnav_options(
-            given.get("criteria") or DEFAULT_CRITERIA, given.get("success_distance") or SUCCESS_DISTANCE
-        )
-    except ValueError as e:
-        raise OptionError("criteria", str(e)) from e
+    """`--criteria` and `--success-distance`, checked, each error naming its own option."""
+    criteria, distance = given.get("criteria"), given.get("success_distance")
+    for name, value in (("criteria", criteria), ("success_distance", distance)):
+        try:
+            objectnav_options(**{name: value} if value is not None else {})
+        except ValueError as e:
+            raise OptionError(name, str(e)) from e
+    return objectnav_options(criteria or DEFAULT_CRITERIA, SUCCESS_DISTANCE if distance is None else distance)
 
 
 def observation_text(observation: dict) -> str:
@@ -181,6 +182,7 @@ OBJECTNAV = Suite(
     stop_action="STOP",
     agents={"expert": ObjectNavExpertAgent, "random": ObjectNavRandomAgent, "frontier": FrontierAgent},
     table=objectnav_table,
+    comparisons=(Comparison("objectnav", "Success, SPL, SoftSPL and DTG, a row per run", compare_runs),),
     pixels=("rgb", "depth", "semantic"),
     options=options,
     option_names=("criteria", "success_distance"),
@@ -188,4 +190,5 @@ OBJECTNAV = Suite(
     hidden=("goals", "geodesic_distance", "euclidean_distance", "difficulty", "reference_actions"),
     observation_text=observation_text,
     drawing=RecordDrawing((".mp4", ".gif", ".png"), _draw),
+    template="homesim.agents.templates.objectnav",
 )

@@ -58,10 +58,13 @@ class Decoder:
 
 
 class Seq2SeqAgent:
+    interaction = "mask"  # it aims with pixel masks (the evaluator asks for mask mode)
+
     def __init__(self, model: Seq2Seq, vocab: Vocab) -> None:
         self.models, self.vocab = [model.eval()], vocab
         self.config = model.config
         self.ablation = model.config.ablation
+        self.observations = ("rgb",) if model.config.sees else ()  # the images it reads (the evaluator renders them)
 
     def reset(self, task: TaskSpec) -> None:
         task = filter_task(self.ablation, task)
@@ -114,6 +117,7 @@ class MocaAgent(Seq2SeqAgent):
 
     def __init__(self, model: Moca, vocab: Vocab) -> None:
         super().__init__(model.policy, vocab)
+        self.observations = (*self.observations, "segmentation", "semantic")  # it picks instances of its class
         self.models.append(model.perception.eval())
         self.classifier = model.classifier.eval()
         if tuple(model.config.classes[1:]) != semantic_classes():

@@ -199,6 +199,7 @@ class FramesSummary:
     skipped: list[dict]
     bytes: int
     resumed_shards: int  # complete shards found and kept
+    rendered: int = 0  # steps rendered by this run (the kept shards' were not)
 
 
 def _write_json(path: Path, value: dict) -> None:
@@ -287,4 +288,4 @@ def extract_frames(
     for path in stale:  # partial shards of a killed run (.tmp)
         shutil.rmtree(path)
     disk = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
-    return FramesSummary(out, trajectories, steps, skipped, disk, resumed)
+    return FramesSummary(out, trajectories, steps, skipped, disk, resumed, sum(summaries[i].steps for i in todo))

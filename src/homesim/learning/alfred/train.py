@@ -96,7 +96,8 @@ def train_alfred(request: TrainRequest) -> TrainResult:
     if request.agent not in MODELS:
         raise ValueError(f"--agent {request.agent!r}: ALFRED's learned agents are {', '.join(MODELS)}")
     unused = ("dagger_rounds",) if request.agent == "moca" else ()  # DAgger's learner is a Seq2Seq agent
-    request.reject("alfred", "workers", "observability", *unused, *(() if request.dagger_rounds else ("episodes", "layouts")))
+    dagger = () if request.dagger_rounds else ("episodes", "layouts")
+    request.reject("alfred", "workers", "observability", "split", *unused, *dagger)
     meta = read_meta(request.data)
     vocab = Vocab.build(trajectory_texts(request.data))
     config = model_config(request.agent, len(vocab), meta, request.ablation)

@@ -1,5 +1,6 @@
 """`homesim train` for HandMeThat: Seq2Seq (+goal, +subgoal) by imitation of the expert, DRRN by Q-learning
-in the game, each with `loop.train` (progress, checkpoints, resumption) on the data's `train` split.
+in the game, each with `loop.train` (progress, checkpoints, resumption) on the data's `train` split (or the
+one `--split` names, or the data's only split).
 
 A model is trained in one game, partially observable (the default; the paper's Table 2) or fully (its
 Table 3): the histories it reads are that game's, and it is evaluated in it. The expert's commands are the
@@ -38,9 +39,9 @@ def train_handmethat(request: TrainRequest) -> TrainResult:
     observability = request.observability or "partial"
     if observability not in OBSERVABILITY:
         raise ValueError(f"--observability {observability!r}: use partial or full")
-    episodes = read_episodes(request.data, split=SPLIT, suite="handmethat").all()
+    split, episodes = training_split(request.data, request.split)
     if not episodes:
-        raise ValueError(f"--data {request.data}: no {SPLIT} episodes to learn from")
+        raise ValueError(f"--data {request.data}: no {split} episodes to learn from")
     oracle = seq2seq.ORACLE_OF.get(request.agent)
     demos = demonstrations(episodes, observability, oracle)
     vocab = Vocab.build(texts_of(demos))
@@ -48,7 +49,7 @@ def train_handmethat(request: TrainRequest) -> TrainResult:
         "suite": "handmethat",
         "agent": request.agent,
         "data": str(request.data.resolve()),
-        "split": SPLIT,
+        "split": split,
         "episodes": len(episodes),
         "observability": observability,
         "oracle": oracle,
@@ -79,6 +80,17 @@ def train_handmethat(request: TrainRequest) -> TrainResult:
         model, seq2seq.imitation_loss, lambda epoch, g: seq2seq.batches_of(examples, config.batch_size, g),
         request.out, config, describe, label,
     )  # fmt: skip
+
+
+def training_split(data: Path, split: str | None) -> tuple[str, list[HandMeThatEpisode]]:
+    """The split learned from and its episodes: `split`, else `train`, else the data's only split (a folder of
+    the authors' files is one split, named after the folder); a ValueError naming the splits there are."""
+    read = read_episodes(data, split=split, suite="handmethat")
+    if split is None:
+        split = SPLIT if SPLIT in read.splits or len(read.splits) != 1 else next(iter(read.splits))
+    if split not in read.splits:
+        raise ValueError(f"--data {data} has the splits {', '.join(read.splits)}: choose one with --split")
+    return split, read.splits[split]
 
 
 def holds_episodes(data: Path) -> bool:
