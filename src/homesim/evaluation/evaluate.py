@@ -42,6 +42,7 @@ class EvaluationConfig:
     interface: str = "embodied"  # or "text": the ALFWorld-style text game over the same episodes
     suite: str = DEFAULT
     options: dict = field(default_factory=dict)
+    agent_options: dict = field(default_factory=dict)  # an agent's own settings (the LLM agent's: endpoint, prompt)
 
     def __post_init__(self) -> None:
         protocol = suite_named(self.suite)
