@@ -16,7 +16,7 @@ RANKS = {
     "envs": 5,
     "agents": 6,
     "evaluation": 7,
-    "learning": 8,
+    "learning": 8, "llm": 8,
     "cli": 9,
     "__main__": 10,
 }  # fmt: skip

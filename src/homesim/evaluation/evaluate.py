@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from homesim.evaluation.metrics import common_failure, summarize
+from homesim.evaluation.metrics import agent_summary, common_failure, summarize
 from homesim.evaluation.records import EpisodeRecord
 from homesim.evaluation.suites import DEFAULT, SuiteRunner, WorkItem, suite_named
 from homesim.parallel import Failed, Workers, run_chunks
@@ -141,6 +141,9 @@ def summary_of(records: Sequence[EpisodeRecord], config: EvaluationConfig) -> di
     suite = suite_named(config.suite)
     summary = {"config": asdict(config), "splits": summarize(records, metrics=suite.metrics)}
     summary |= suite.summary_extras(records)
+    reported = agent_summary(records)  # what the agent said of its episodes (the LLM agent's figures)
+    if reported is not None:
+        summary["agent"] = reported
     warning = common_failure(records)
     return summary | ({"warning": warning} if warning else {})
 
