@@ -178,12 +178,14 @@ def _agent_action(answer):
     return answer if isinstance(answer, AgentAction) else AgentAction(answer)
 
 
-def expert_model(suite_name: str, episodes: str | None, layouts: str | None, interface: str | None, given: dict):
+def expert_model(
+    suite_name: str, episodes: str | None, layouts: str | None, interface: str | None, given: dict, split: str | None = None
+) -> ExpertModel:
     from homesim.datasets.sources import read_episodes
     from homesim.evaluation.evaluate import EvaluationConfig
     from homesim.evaluation.suites import suite_named
 
-    source = read_episodes(episodes, layouts, None, suite_name)
+    source = read_episodes(episodes, layouts, split, suite_name)
     suite = suite_named(source.suite)
     options = suite.options(given, {})
     config = EvaluationConfig(suite=suite.name, interface=interface or suite.interfaces[0], options=options)
@@ -197,13 +199,14 @@ def main() -> None:
     parser.add_argument("--layouts")
     parser.add_argument("--interface")
     parser.add_argument("--observability")
+    parser.add_argument("--split")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--max-requests", type=int, default=200_000)
     parser.add_argument("--lifetime", type=float, default=3600)
     args = parser.parse_args()
     options = {"observability": args.observability}
     started = time.monotonic()
-    model = expert_model(args.suite, args.episodes, args.layouts, args.interface, options)
+    model = expert_model(args.suite, args.episodes, args.layouts, args.interface, options, args.split)
     print(f"stand-in ready in {time.monotonic() - started:.1f} s", flush=True)
     with StandIn(model, max_requests=args.max_requests, lifetime=args.lifetime, port=args.port) as standin:
         print(f"serving {standin.url}", flush=True)

@@ -226,6 +226,7 @@ class OfflineEndpoint:
             kind = "chat/completions" if request["kind"] == "chat" else "completions"
             line = {"custom_id": key, "method": "POST", "url": f"/v1/{kind}",
                     "body": {k: v for k, v in request.items() if k != "kind"}}  # fmt: skip
+            self.check("")  # the folders, where the agent was not checked
             temporary = prompt.with_suffix(".tmp")
             temporary.write_text(json.dumps(line) + "\n", encoding="utf-8")
             temporary.replace(prompt)

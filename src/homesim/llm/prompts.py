@@ -73,9 +73,8 @@ class Template:
         try:
             return "".join(self.template.blocks[block](self.template.new_context(fields))).strip()
         except jinja2.UndefinedError as e:
-            line = next(
-                (f.lineno for f in reversed(traceback.extract_tb(e.__traceback__)) if f.filename == "<template>"), "?"
-            )
+            frames = [f.lineno for f in traceback.extract_tb(e.__traceback__) if f.filename == "<template>"]
+            line = self.template.get_corresponding_lineno(frames[-1]) if frames else "?"  # the template's line
             known = ", ".join(FIELDS[block])
             raise DataError(f"{self.where}:{line}", f"block {block}", f"{e.message}; its fields: {known}") from None
         except jinja2.TemplateError as e:
