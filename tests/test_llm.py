@@ -14,7 +14,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from llm_standin import Reply, StandIn, expert_model
 from test_evaluate import run, said
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from homesim.agents.protocol import AgentAction, TaskSpec
 from homesim.llm.cache import AnswerCache
-from homesim.llm.endpoint import Answer, AwaitingAnswer, EndpointError, HttpEndpoint, OfflineEndpoint
+from homesim.llm.endpoint import Answer, AwaitingAnswer, EndpointError, HttpEndpoint, OfflineEndpoint, request_key
 from homesim.llm.examples import ExampleGame, example_games, examples_for
 from homesim.llm.parse import Parser
 from homesim.llm.prompts import PRESETS, Chat, Template, flattened
@@ -205,12 +205,13 @@ class LLMAgent:
         else:
             request = {"kind": "chat", "model": s.model, "messages": messages, "max_tokens": s.max_tokens,
                        "temperature": s.temperature}  # fmt: skip
-        found = self.cache.get(request) if self.cache is not None else None
+        key = request_key(request)
+        found = self.cache.get(key) if self.cache is not None else None
         if found is not None:
             return found
-        answer = self.endpoint.ask(request)
+        answer = self.endpoint.ask(request, key)
         if self.cache is not None:
-            self.cache.put(request, answer)
+            self.cache.put(key, answer)
         return answer
 
 

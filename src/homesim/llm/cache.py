@@ -1,4 +1,4 @@
-"""The answers a model gave, kept in SQLite by request (`endpoint.request_key`), so that a rerun, or a run
+"""The answers a model gave, kept in SQLite by request (`endpoint.request_key`, a digest of it), so that a rerun, or a run
 resumed after a kill, asks nothing twice and writes the same records. One cache holds one model's answers: it
 says so in its `meta` table, and a run of another model is refused in one line rather than mixed in. Worker
 processes share the file (WAL journal; a writer waits for another)."""
@@ -10,11 +10,11 @@ import sqlite3
 from pathlib import Path
 
 from homesim.errors import DataError
-from homesim.llm.endpoint import Answer, request_key
+from homesim.llm.endpoint import Answer
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, request TEXT NOT NULL, answer TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL);
 """
 
 
@@ -46,15 +46,13 @@ class AnswerCache:
             self._db = db
         return self._db
 
-    def get(self, request: dict) -> Answer | None:
-        row = self.db.execute("SELECT answer FROM answers WHERE key = ?", (request_key(request),)).fetchone()
+    def get(self, key: str) -> Answer | None:
+        """The answer to the request of this key (`endpoint.request_key`), if it was asked before."""
+        row = self.db.execute("SELECT answer FROM answers WHERE key = ?", (key,)).fetchone()
         return None if row is None else Answer.from_dict(json.loads(row[0]))
 
-    def put(self, request: dict, answer: Answer) -> None:
-        self.db.execute(
-            "INSERT OR REPLACE INTO answers VALUES (?, ?, ?)",
-            (request_key(request), json.dumps(request, sort_keys=True), json.dumps(answer.to_dict())),
-        )
+    def put(self, key: str, answer: Answer) -> None:
+        self.db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?)", (key, json.dumps(answer.to_dict())))
 
     def __len__(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM answers").fetchone()[0]

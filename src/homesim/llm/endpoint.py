@@ -105,7 +105,7 @@ class HttpEndpoint:
         if served and model not in served:
             raise EndpointError(f"{self.base_url} serves no model {model!r}; it serves {', '.join(served[:10])}")
 
-    def ask(self, request: dict) -> Answer:
+    def ask(self, request: dict, key: str | None = None) -> Answer:
         body = {k: v for k, v in request.items() if k != "kind"}
         if request["kind"] == "score":
             return self._score(body)
@@ -210,8 +210,8 @@ class OfflineEndpoint:
         (self.folder / "prompts").mkdir(parents=True, exist_ok=True)
         (self.folder / "answers").mkdir(parents=True, exist_ok=True)
 
-    def ask(self, request: dict) -> Answer:
-        key = request_key(request)
+    def ask(self, request: dict, key: str | None = None) -> Answer:
+        key = key or request_key(request)
         text_file = self.folder / "answers" / f"{key}.txt"
         if text_file.exists():
             return Answer(text_file.read_text(encoding="utf-8"))

@@ -76,39 +76,44 @@ def unnumbered(text: str) -> str:
 
 
 class Parser:
-    """Maps replies to the commands possible now; the lookups are built once per list of commands."""
+    """Maps replies to the commands possible now. The exact lookup is made once per list of commands; the
+    normalised ones only when a reply is not exact (most are)."""
 
     def __init__(self) -> None:
         self._commands: tuple[str, ...] | None = None
 
     def _index(self, commands: Sequence[str]) -> None:
         commands = tuple(commands)
-        if commands == self._commands:
-            return
-        self._commands = commands
-        self._exact = {c.lower(): c for c in reversed(commands)}  # the first of equal ones wins
-        self._normal = {normalised(c): c for c in reversed(commands)}
-        bare: dict[str, list[str]] = {}
-        for c in commands:
-            bare.setdefault(unnumbered(c), []).append(c)
-        self._bare = {k: v[0] for k, v in bare.items() if len(v) == 1}
+        if commands != self._commands:
+            self._commands, self._normal, self._bare = commands, None, None
+            self._exact = {c.lower(): c for c in reversed(commands)}  # the first of equal ones wins
+
+    def _lenient(self) -> tuple[dict[str, str], dict[str, str]]:
+        if self._normal is None:
+            self._normal = {normalised(c): c for c in reversed(self._commands)}
+            bare: dict[str, list[str]] = {}
+            for c in self._commands:
+                bare.setdefault(unnumbered(c), []).append(c)
+            self._bare = {k: v[0] for k, v in bare.items() if len(v) == 1}
+        return self._normal, self._bare
 
     def parse(self, reply: str, commands: Sequence[str], stop: str) -> Parsed:
         said = action_text(reply)
         if not said:
             return Parsed(None, "unparseable", said)
-        if said.lower() == stop.lower() or normalised(said) == normalised(stop):
-            return Parsed(stop, "exact", said)
         self._index(commands)
         found = self._exact.get(said.lower())
         if found is not None:
             return Parsed(found, "exact", said)
-        found = self._normal.get(normalised(said))
+        if said.lower() == stop.lower() or normalised(said) == normalised(stop):
+            return Parsed(stop, "exact", said)
+        normal, bare = self._lenient()
+        found = normal.get(normalised(said))
         if found is not None:
             return Parsed(found, "normalised", said)
-        found = None if any(w.isdigit() for w in normalised(said).split()) else self._bare.get(unnumbered(said))
+        found = None if any(w.isdigit() for w in normalised(said).split()) else bare.get(unnumbered(said))
         if found is not None:  # no number said, and one command fits: "go to fridge" with one fridge
             return Parsed(found, "unnumbered", said)
-        verbs = {normalised(c).split(" ")[0] for c in commands}
+        verbs = {c.split(" ")[0] for c in normal}
         known = normalised(said).split(" ")[0] in verbs
         return Parsed(None, "not_admissible" if known else "unparseable", said)
