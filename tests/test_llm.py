@@ -307,3 +307,22 @@ def test_report_table_llm_by_task_type_and_by_level(tmp_path, handmethat_samples
     assert levels.exit_code == 0 and "by level" in levels.output and "level 1" in levels.output
     assert run("report", tmp_path / "hmt").exit_code == 0  # the summary with its agent part recomputes alike
 
+
+
+def test_the_embodied_experts_hint_says_its_subgoal_even_for_an_object_sliced_away(alfred_samples, alfred_layouts):
+    """The expert's sub-goal names a whole apple that slicing replaced: its class is read off its id."""
+    from homesim.envs.alfred.embodied import AlfredEnv
+
+    source = read_episodes(alfred_samples, alfred_layouts, None, "alfred")
+    sliced = [e for e in source.all() if e.goal.object_sliced][:3]
+    env = AlfredEnv(sliced, source.scenes, expert_hints=True)
+    for index in range(len(sliced)):
+        observation, info = env.reset(options={"episode": index})
+        said = []
+        while not info.get("goal_satisfied") and info["expert_action"] is not None and info["expert_action"].name != "Stop":
+            said.append(info["expert_subgoal"])
+            observation, _, _, truncated, info = env.step({"action": info["expert_action"].name,
+                                                         "target": info["expert_action"].target})  # fmt: skip
+            if truncated:
+                break
+        assert info["goal_satisfied"] and any(s.startswith("slice the ") for s in said)

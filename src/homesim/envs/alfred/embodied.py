@@ -231,7 +231,9 @@ class AlfredEnv(gymnasium.Env):
         return CLASS_INDEX[(self.state.objects.get(object_id) or self.scene.fixed[object_id]).cls]
 
     def _class_name(self, object_id: str) -> str:
-        return (self.state.objects.get(object_id) or self.scene.fixed[object_id]).cls
+        """An object's class, also for one the plan names that is gone (sliced): its id says it (`Apple|...`)."""
+        found = self.state.objects.get(object_id) or self.scene.fixed.get(object_id)
+        return found.cls if found is not None else object_id.split("|")[0]
 
     def _rendered(self, state: State, object_id: str) -> bool:
         return object_id in self.renderer.render(self.scene, state).visible_ids()
