@@ -75,9 +75,13 @@ def main() -> None:
         agent._examples()  # made once, before the clock
         won = sum(runner.run(item).goal_satisfied for item in items)
         overhead = (Timed.seconds - endpoint.seconds) / max(1, Timed.steps)
-        print(f"{len(items)} episodes ({won} won), {Timed.steps} steps, preset {args.preset}, {args.examples} example(s)")
-        print(f"harness overhead per step: {1000 * overhead:.3f} ms (act {1000 * Timed.seconds / max(1, Timed.steps):.3f} ms"
-              f" less the endpoint's {1000 * endpoint.seconds / max(1, Timed.steps):.3f} ms); bar: 1 ms")
+        print(
+            f"{len(items)} episodes ({won} won), {Timed.steps} steps, preset {args.preset}, {args.examples} example(s)"
+        )
+        print(
+            f"harness overhead per step: {1000 * overhead:.3f} ms (act {1000 * Timed.seconds / max(1, Timed.steps):.3f} ms"
+            f" less the endpoint's {1000 * endpoint.seconds / max(1, Timed.steps):.3f} ms); bar: 1 ms"
+        )
 
 
 if __name__ == "__main__":

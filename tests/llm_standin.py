@@ -179,7 +179,12 @@ def _agent_action(answer):
 
 
 def expert_model(
-    suite_name: str, episodes: str | None, layouts: str | None, interface: str | None, given: dict, split: str | None = None
+    suite_name: str,
+    episodes: str | None,
+    layouts: str | None,
+    interface: str | None,
+    given: dict,
+    split: str | None = None,
 ) -> ExpertModel:
     from homesim.datasets.sources import read_episodes
     from homesim.evaluation.evaluate import EvaluationConfig

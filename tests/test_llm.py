@@ -61,7 +61,11 @@ def test_a_model_answering_the_experts_commands_plays_as_the_expert_in_the_text_
         assert [command for _, command, _ in agent["transcript"]] == [a for a, _ in mine.actions]
     assert asked == summary["agent"]["replies"]
     first = standin.requests[0]["messages"]
-    assert first[0]["role"] == "system" and "Example 1:" in first[0]["content"] and "Thought: I need to" in first[0]["content"]
+    assert (
+        first[0]["role"] == "system"
+        and "Example 1:" in first[0]["content"]
+        and "Thought: I need to" in first[0]["content"]
+    )
     assert "Your task is to:" in first[-1]["content"] and "Commands you may say now: go to" in first[-1]["content"]
 
 
@@ -185,7 +189,9 @@ def test_a_rerun_asks_nothing_and_writes_the_same_bytes_whatever_the_workers(tmp
     with StandIn(model, max_requests=500, lifetime=300) as standin:
         _evaluate("alfred", None, standin.url, tmp_path / "one", "text", cache=str(tmp_path / "cache.sqlite"))
         first = len(standin.requests)
-        _evaluate("alfred", None, standin.url, tmp_path / "two", "text", workers=2, cache=str(tmp_path / "cache.sqlite"))
+        _evaluate(
+            "alfred", None, standin.url, tmp_path / "two", "text", workers=2, cache=str(tmp_path / "cache.sqlite")
+        )
         assert len(standin.requests) == first
     assert (tmp_path / "one" / "records.jsonl").read_bytes() == (tmp_path / "two" / "records.jsonl").read_bytes()
 
@@ -196,7 +202,9 @@ def test_offline_prompts_and_answers_round_trip(tmp_path):
     model = expert_model("alfred", None, None, "text", {})
     folder, rounds, answered = tmp_path / "offline", 0, set()
     while True:
-        summary, records = _evaluate("alfred", None, "http://127.0.0.1:9/v1", tmp_path / "run", "text", offline=str(folder))
+        summary, records = _evaluate(
+            "alfred", None, "http://127.0.0.1:9/v1", tmp_path / "run", "text", offline=str(folder)
+        )
         waiting = [p for p in sorted((folder / "prompts").glob("*.json")) if p.stem not in answered]
         if not waiting:
             break
@@ -212,7 +220,9 @@ def test_offline_prompts_and_answers_round_trip(tmp_path):
                 (folder / "answers" / f"{prompt.stem}.txt").write_text(answer)
             else:  # OpenAI's batch output
                 body = {"choices": [{"message": {"role": "assistant", "content": answer}}]}
-                lines.append(json.dumps({"custom_id": line["custom_id"], "response": {"status_code": 200, "body": body}}))
+                lines.append(
+                    json.dumps({"custom_id": line["custom_id"], "response": {"status_code": 200, "body": body}})
+                )
         if lines:
             (folder / "answers" / f"round{rounds}.jsonl").write_text("\n".join(lines) + "\n")
     assert rounds == max(len(r.actions) for r in records) and all(r.goal_satisfied for r in records)
@@ -224,7 +234,9 @@ def test_bad_input_is_one_line(tmp_path, monkeypatch):
     assert unreachable.exit_code != 0 and "cannot reach http://127.0.0.1:9/v1" in said(unreachable)
     with StandIn(lambda body: "", max_requests=20, lifetime=60) as standin:
         standin.model = "other"
-        missing = run("evaluate", "--agent", "llm", "--llm-base-url", standin.url, "--llm-model", MODEL, "--out", tmp_path / "b")
+        missing = run(
+            "evaluate", "--agent", "llm", "--llm-base-url", standin.url, "--llm-model", MODEL, "--out", tmp_path / "b"
+        )
         assert "serves no model 'stand-in'; it serves other" in said(missing)
     refusing = StandIn(lambda body: "", max_requests=20, lifetime=60)
     refusing.server.RequestHandlerClass.do_GET = lambda handler: handler._send(Reply("bad key", 401), raw=True)
@@ -236,7 +248,9 @@ def test_bad_input_is_one_line(tmp_path, monkeypatch):
     no_key = run("evaluate", "--agent", "llm", "--llm-api-key-env", "NO_SUCH_VARIABLE_HERE", "--out", tmp_path / "d")
     assert "no such environment variable is set" in said(no_key)
     template = tmp_path / "mine.j2"
-    template.write_text("{% block system %}{{ rules }}\n{{ wisdom }}{% endblock %}{% block turn %}{{ observation }}{% endblock %}")
+    template.write_text(
+        "{% block system %}{{ rules }}\n{{ wisdom }}{% endblock %}{% block turn %}{{ observation }}{% endblock %}"
+    )
     unknown = run("evaluate", "--agent", "llm", "--llm-template", template, "--out", tmp_path / "e")
     assert f"{template}:2: block system: 'wisdom' is undefined; its fields: rules, examples, task_type" in said(unknown)
     wrong = run("evaluate", "--agent", "expert", "--llm-model", "x", "--out", tmp_path / "f")
@@ -252,6 +266,10 @@ def test_a_cache_of_another_model_is_refused_in_one_line(tmp_path):
         result = run("evaluate", "--agent", "llm", "--llm-base-url", standin.url, "--llm-model", "other",
                      "--llm-cache", tmp_path / "cache.sqlite", "--interface", "text", "--out", tmp_path / "b")  # fmt: skip
     assert result.exit_code != 0 and "meta.model: holds answers of model 'stand-in', not 'other'" in said(result)
+    (tmp_path / "garbage.sqlite").write_bytes(b"not a database at all" * 100)
+    broken = run("evaluate", "--agent", "llm", "--llm-base-url", "http://127.0.0.1:9/v1", "--llm-cache",
+                 tmp_path / "garbage.sqlite", "--out", tmp_path / "c")  # fmt: skip
+    assert broken.exit_code != 0 and "garbage.sqlite: (file): not an answer cache" in said(broken)
 
 
 def test_a_huge_answer_is_read_only_so_far_and_kept_short(tmp_path):
@@ -263,7 +281,9 @@ def test_a_huge_answer_is_read_only_so_far_and_kept_short(tmp_path):
 
 def test_the_prompt_is_clipped_to_the_budget_and_says_so(tmp_path):
     with StandIn(lambda body: "Action: look", max_requests=200, lifetime=60) as standin:
-        _, records = _evaluate("alfred", None, standin.url, tmp_path / "a", "text", examples=0, max_steps=12, context=1400)
+        _, records = _evaluate(
+            "alfred", None, standin.url, tmp_path / "a", "text", examples=0, max_steps=12, context=1400
+        )
         clipped = standin.requests[-1]["messages"]
         _, tiny = _evaluate("alfred", None, standin.url, tmp_path / "b", "text", examples=0, context=300)
     agent = records[0].measures["agent"]
@@ -280,12 +300,16 @@ def test_the_scoring_mode_says_the_command_of_highest_likelihood(tmp_path):
         _, records = _evaluate("alfred", None, standin.url, tmp_path, "text", examples=0, max_steps=2, mode="score")
         sent = standin.requests[0]
     assert records[0].actions == [["inventory", None], ["inventory", None]]
-    assert sent["path"] == "/v1/completions" and sent["echo"] is True and sent["prompt"][0].endswith("\n> go to cabinet 1")
+    assert (
+        sent["path"] == "/v1/completions" and sent["echo"] is True and sent["prompt"][0].endswith("\n> go to cabinet 1")
+    )
 
 
 def test_a_template_of_ones_own_and_the_act_preset(tmp_path):
     template = tmp_path / "terse.j2"
-    template.write_text("{% block system %}Play.{% endblock %}{% block turn %}{{ observation }} | {{ commands | length }} commands{% endblock %}")
+    template.write_text(
+        "{% block system %}Play.{% endblock %}{% block turn %}{{ observation }} | {{ commands | length }} commands{% endblock %}"
+    )
     with StandIn(lambda body: "look", max_requests=50, lifetime=60) as standin:
         _evaluate("alfred", None, standin.url, tmp_path / "a", "text", examples=0, max_steps=1, template=str(template))
         _evaluate("alfred", None, standin.url, tmp_path / "b", "text", max_steps=1, preset="act")
@@ -308,7 +332,6 @@ def test_report_table_llm_by_task_type_and_by_level(tmp_path, handmethat_samples
     assert run("report", tmp_path / "hmt").exit_code == 0  # the summary with its agent part recomputes alike
 
 
-
 def test_the_embodied_experts_hint_says_its_subgoal_even_for_an_object_sliced_away(alfred_samples, alfred_layouts):
     """The expert's sub-goal names a whole apple that slicing replaced: its class is read off its id."""
     from homesim.envs.alfred.embodied import AlfredEnv
@@ -319,7 +342,11 @@ def test_the_embodied_experts_hint_says_its_subgoal_even_for_an_object_sliced_aw
     for index in range(len(sliced)):
         observation, info = env.reset(options={"episode": index})
         said = []
-        while not info.get("goal_satisfied") and info["expert_action"] is not None and info["expert_action"].name != "Stop":
+        while (
+            not info.get("goal_satisfied")
+            and info["expert_action"] is not None
+            and info["expert_action"].name != "Stop"
+        ):
             said.append(info["expert_subgoal"])
             observation, _, _, truncated, info = env.step({"action": info["expert_action"].name,
                                                          "target": info["expert_action"].target})  # fmt: skip

@@ -19,7 +19,12 @@ PHRASINGS = [  # (commands, reply, the command it is, how)
     (V04, "go to fridge 1", "go to fridge 1", "exact"),
     (V04, "> go to fridge 1", "go to fridge 1", "exact"),
     (V04, "Go to the fridge 1.", "go to fridge 1", "normalised"),
-    (V04, "Thought: the apple is hot now.\nAction: move apple 1 to countertop 1", "move apple 1 to countertop 1", "exact"),
+    (
+        V04,
+        "Thought: the apple is hot now.\nAction: move apple 1 to countertop 1",
+        "move apple 1 to countertop 1",
+        "exact",
+    ),
     (V04, "think: I should heat it.\n> heat apple 1 with microwave 1", "heat apple 1 with microwave 1", "exact"),
     (V04, "put apple 1 in/on countertop 1", "move apple 1 to countertop 1", "normalised"),  # 0.3's words in 0.4
     (V03, "move apple 1 to countertop 1", "put apple 1 in/on countertop 1", "normalised"),  # and the other way
@@ -31,7 +36,7 @@ PHRASINGS = [  # (commands, reply, the command it is, how)
     (V04, "take apple1 from countertop1", "take apple 1 from countertop 1", "normalised"),
     (V04, "Action: `open fridge 1`", "open fridge 1", "normalised"),
     (V04, "**Action:** examine apple 1", "examine apple 1", "exact"),
-    (V04, "ACTION: \"inventory\"", "inventory", "normalised"),
+    (V04, 'ACTION: "inventory"', "inventory", "normalised"),
     (V04, "go to fridge", "go to fridge 1", "unnumbered"),  # one fridge: its number left out
     (V04, "turn on desklamp 1", "use desklamp 1", "normalised"),
     (HANDMETHAT, "Action: move to the cabinet", "move to cabinet", "normalised"),

@@ -22,17 +22,25 @@ Offline = Annotated[
     Path | None,
     _option("no endpoint: write each prompt to DIR/prompts, read its answer from DIR/answers; run again to go on"),
 ]
-Cache = Annotated[Path | None, _option("SQLite answer cache: a rerun asks nothing twice (default OUT/llm_cache.sqlite)")]
+Cache = Annotated[
+    Path | None, _option("SQLite answer cache: a rerun asks nothing twice (default OUT/llm_cache.sqlite)")
+]
 Preset = Annotated[str | None, _option("react (a thought line, then the command; the default) or act (the command)")]
 Template = Annotated[Path | None, _option("a Jinja2 prompt template of your own (blocks system and turn)", exists=True)]
 Mode = Annotated[
-    str | None, _option("generate (the default) or score: the command of highest log-likelihood (a completions endpoint)")
+    str | None,
+    _option("generate (the default) or score: the command of highest log-likelihood (a completions endpoint)"),
 ]
-Examples = Annotated[int | None, _option("example games of the episode's task type, played by the expert (default 1)", min=0)]
+Examples = Annotated[
+    int | None, _option("example games of the episode's task type, played by the expert (default 1)", min=0)
+]
 ExamplesFrom = Annotated[
-    Path | None, _option("episodes the example games come from (default: --episodes; their train split if any)", exists=True)
+    Path | None,
+    _option("episodes the example games come from (default: --episodes; their train split if any)", exists=True),
 ]
-Context = Annotated[int | None, _option("tokens a prompt and its reply may take; older steps are left out (default 8192)")]
+Context = Annotated[
+    int | None, _option("tokens a prompt and its reply may take; older steps are left out (default 8192)")
+]
 MaxTokens = Annotated[int | None, _option("tokens a reply may take (default 256)")]
 Temperature = Annotated[float | None, _option("sampling temperature (default 0)")]
 MaxInvalid = Annotated[int | None, _option("invalid replies in a row that end an episode (default: none do)", min=1)]

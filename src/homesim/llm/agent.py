@@ -87,9 +87,7 @@ class LLMAgent:
         self.template = Template(s.template or s.preset)
         self.observations = self.play.pixels  # the images the suite's text rendering reads
         key = os.environ.get(s.api_key_env) if s.api_key_env else None
-        self.endpoint = (
-            OfflineEndpoint(s.offline) if s.offline else HttpEndpoint(s.base_url, key, s.timeout, s.retries)
-        )
+        self.endpoint = OfflineEndpoint(s.offline) if s.offline else HttpEndpoint(s.base_url, key, s.timeout, s.retries)
         self.cache = AnswerCache(s.cache, s.model) if s.cache else None
         self.parser = Parser()
         self._games: dict[str, list[ExampleGame]] | None = None

@@ -41,7 +41,9 @@ class AnswerCache:
             if held != self.model:
                 db.close()
                 raise DataError(
-                    str(self.path), "meta.model", f"holds answers of model {held!r}, not {self.model!r}: give another cache"
+                    str(self.path),
+                    "meta.model",
+                    f"holds answers of model {held!r}, not {self.model!r}: give another cache",
                 )
             self._db = db
         return self._db

@@ -45,7 +45,9 @@ class ExpertRecorder:
     def act(self, observation: dict) -> AgentAction:
         command, subgoal = self.play.expert(observation)
         thought = f"I need to {subgoal}." if subgoal else f"I {command}."
-        self.steps.append({"observation": self.suite.observation_text(observation), "thought": thought, "command": command})
+        self.steps.append(
+            {"observation": self.suite.observation_text(observation), "thought": thought, "command": command}
+        )
         answer = self.play.action(command)
         return answer if isinstance(answer, AgentAction) else AgentAction(answer)
 
@@ -81,7 +83,9 @@ def example_games(
             continue
         steps = recorder.steps[:MAX_EXAMPLE_STEPS]
         if len(recorder.steps) > MAX_EXAMPLE_STEPS:
-            steps[-1] = steps[-1] | {"command": steps[-1]["command"] + f"  ({len(recorder.steps) - len(steps)} more steps)"}
+            steps[-1] = steps[-1] | {
+                "command": steps[-1]["command"] + f"  ({len(recorder.steps) - len(steps)} more steps)"
+            }
         games.setdefault(record.task_type, []).append(ExampleGame(record.task_type, record.episode_id, tuple(steps)))
     return games
 

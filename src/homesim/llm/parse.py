@@ -12,7 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 REPLY_READ = 4000  # characters of a reply the parser reads (a model that answers a megabyte is cut here)
-ACTION_LINE = re.compile(r"^\s*(?:[-*>]\s*)*(?:\**\s*)?(?:action|command|act)\s*\d*\s*\**\s*[:=]\s*\**\s*(.+)$", re.I | re.M)
+ACTION_LINE = re.compile(
+    r"^\s*(?:[-*>]\s*)*(?:\**\s*)?(?:action|command|act)\s*\d*\s*\**\s*[:=]\s*\**\s*(.+)$", re.I | re.M
+)
 THOUGHT_LINE = re.compile(r"^\s*(?:[-*>]\s*)*\**\s*(?:thought|think|reasoning)\s*\**\s*:", re.I)
 NUMBER_WORDS = {w: str(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen"

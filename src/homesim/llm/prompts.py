@@ -22,7 +22,11 @@ from homesim.errors import DataError
 PRESETS = ("act", "react")
 BLOCKS = ("system", "turn")
 FIELDS = {
-    "system": ("rules", "examples", "task_type"),  # examples: each {task_type, steps: [{observation, thought, command}]}
+    "system": (
+        "rules",
+        "examples",
+        "task_type",
+    ),  # examples: each {task_type, steps: [{observation, thought, command}]}
     "turn": ("observation", "commands", "step"),
 }
 CHARS_PER_TOKEN = 4

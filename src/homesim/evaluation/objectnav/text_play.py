@@ -36,7 +36,9 @@ def _in_view(depth: np.ndarray, semantic: np.ndarray) -> list[str]:
             continue
         columns = np.nonzero(pixels)[1]
         bearing = ((columns.mean() + 0.5) / width - 0.5) * LOCOBOT.hfov
-        side = "ahead" if abs(bearing) < 5 else f"{abs(bearing):.0f} degrees to your {'right' if bearing > 0 else 'left'}"
+        side = (
+            "ahead" if abs(bearing) < 5 else f"{abs(bearing):.0f} degrees to your {'right' if bearing > 0 else 'left'}"
+        )
         distance = float(np.median(depth[pixels]))
         seen.append((distance, f"a {CATEGORY_NAMES[index]} {distance:.1f} m away, {side}"))
     return [said for _, said in sorted(seen)]
