@@ -29,25 +29,27 @@ class InProcess:
     """The expert model as an endpoint, timed."""
 
     def __init__(self, model) -> None:
-        self.model, self.seconds = model, 0.0
+        self.model, self.seconds, self.cpu = model, 0.0, 0.0
 
     def ask(self, request: dict, key: str | None = None) -> Answer:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         text = self.model(request)
         self.seconds += time.perf_counter() - started
+        self.cpu += time.process_time() - cpu
         return Answer(text, 10, 2, 0.0)
 
 
 class Timed(LLMAgent):
-    seconds = 0.0
+    seconds = cpu = 0.0
     steps = 0
 
     def act(self, observation: dict):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         try:
             return super().act(observation)
         finally:
             Timed.seconds += time.perf_counter() - started
+            Timed.cpu += time.process_time() - cpu
             Timed.steps += 1
 
 
@@ -74,9 +76,13 @@ def main() -> None:
         items = suite.work_items(source.splits, config)[: args.items]
         agent._examples()  # made once, before the clock
         won = sum(runner.run(item).goal_satisfied for item in items)
-        overhead = (Timed.seconds - endpoint.seconds) / max(1, Timed.steps)
+        steps = max(1, Timed.steps)
+        overhead, cpu = (Timed.seconds - endpoint.seconds) / steps, (Timed.cpu - endpoint.cpu) / steps
         print(
             f"{len(items)} episodes ({won} won), {Timed.steps} steps, preset {args.preset}, {args.examples} example(s)"
+        )
+        print(
+            f"harness CPU time per step: {1000 * cpu:.3f} ms (on a machine shared with others, wall time counts their work)"
         )
         print(
             f"harness overhead per step: {1000 * overhead:.3f} ms (act {1000 * Timed.seconds / max(1, Timed.steps):.3f} ms"

@@ -24,6 +24,7 @@ class AnswerCache:
     def __init__(self, path: str | Path, model: str) -> None:
         self.path, self.model = Path(path), model
         self._db: sqlite3.Connection | None = None
+        self._keys: set[str] = set()  # the keys held when opened, and those put since: a miss costs no query
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -46,15 +47,21 @@ class AnswerCache:
                     f"holds answers of model {held!r}, not {self.model!r}: give another cache",
                 )
             self._db = db
+            self._keys = {key for (key,) in db.execute("SELECT key FROM answers")}
         return self._db
 
     def get(self, key: str) -> Answer | None:
-        """The answer to the request of this key (`endpoint.request_key`), if it was asked before."""
-        row = self.db.execute("SELECT answer FROM answers WHERE key = ?", (key,)).fetchone()
+        """The answer to the request of this key (`endpoint.request_key`), if it was asked before (in this run,
+        or before it started: another worker's answer of this run may be asked again, never answered wrong)."""
+        db = self.db
+        if key not in self._keys:
+            return None
+        row = db.execute("SELECT answer FROM answers WHERE key = ?", (key,)).fetchone()
         return None if row is None else Answer.from_dict(json.loads(row[0]))
 
     def put(self, key: str, answer: Answer) -> None:
         self.db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?)", (key, json.dumps(answer.to_dict())))
+        self._keys.add(key)
 
     def __len__(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
