@@ -16,7 +16,7 @@ RANKS = {
     "envs": 5,
     "agents": 6,
     "evaluation": 7,
-    "learning": 8, "server": 8,
+    "learning": 8, "server": 8, "llm": 8,
     "web": 9,
     "cli": 10,
     "__main__": 11,

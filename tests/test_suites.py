@@ -115,12 +115,13 @@ def test_each_entry_says_what_its_suite_is(name, request):
 
 def test_a_suite_reads_an_observation_as_text():
     text = SUITES["alfred"].observation_text(
-        {"goal": "put a mug in the sink", "instructions": ["walk to the sink"], "visible_objects": ("Mug|1",)}
+        {"goal": "put a mug in the sink", "instructions": "walk to the sink\ntake the mug", "visible_objects": ("Mug|1",)}
     )
     assert text.splitlines() == [
         "Your task is to: put a mug in the sink",
         "Step 1: walk to the sink",
-        "You see: Mug|1.",
+        "Step 2: take the mug",
+        "You see: Mug (Mug|1).",
     ]
     assert SUITES["alfred"].observation_text({"text": "You arrive at sink 1."}) == "You arrive at sink 1."
     navigation = SUITES["objectnav"].observation_text({"objectgoal": 0, "gps": [1.5, -0.25], "compass": [math.pi / 2]})

@@ -38,11 +38,14 @@ class TaskSpec:
     expert_actions: tuple[Action, ...] = ()
     start_step: int = 0  # sub-goal evaluation: how many expert actions were teacher-forced before
     annotation: int = 0  # which human annotation of the episode (ALFRED's repeat_idx) the goal comes from
+    task_type: str = ""  # the episode's task type as records name it: what LLM harnesses pick example games by
 
 
 class Agent(Protocol):
     """An agent may also have `follow(observation, action_name)`: in ALFRED's sub-goal evaluation it is shown
-    each teacher-forced expert step before it acts (as ALFRED feeds a model's decoder the expert's prefix)."""
+    each teacher-forced expert step before it acts (as ALFRED feeds a model's decoder the expert's prefix);
+    and `measures()`: its own figures of the episode it just played (JSON values), which the record keeps
+    in its `measures` under "agent" (the LLM agent's invalid actions, finish reason, tokens, transcript)."""
 
     def reset(self, task: TaskSpec) -> None: ...
 

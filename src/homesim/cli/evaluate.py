@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich.progress import track
 
+from homesim.cli import llm_options as llm
 from homesim.cli.common import BackendOption, RayAddressOption, app, console, workers_of
 
 ALFRED_PANEL, OBJECTNAV_PANEL, HANDMETHAT_PANEL = "ALFRED", "ObjectNav", "HandMeThat"  # --help's groups
@@ -100,15 +101,31 @@ def evaluate_command(
             rich_help_panel=HANDMETHAT_PANEL,
         ),
     ] = None,
+    llm_base_url: llm.BaseUrl = None,
+    llm_model: llm.Model = None,
+    llm_api_key_env: llm.KeyEnv = None,
+    llm_offline: llm.Offline = None,
+    llm_cache: llm.Cache = None,
+    llm_preset: llm.Preset = None,
+    llm_template: llm.Template = None,
+    llm_mode: llm.Mode = None,
+    llm_examples: llm.Examples = None,
+    llm_examples_from: llm.ExamplesFrom = None,
+    llm_context: llm.Context = None,
+    llm_max_tokens: llm.MaxTokens = None,
+    llm_temperature: llm.Temperature = None,
+    llm_max_invalid: llm.MaxInvalid = None,
+    llm_max_steps: llm.MaxReplies = None,
 ) -> None:
     """Evaluate an agent under its benchmark's protocol and print the paper's tables (ALFRED's by default)."""
+    given_llm = {name.removeprefix("llm_"): value for name, value in locals().items() if name.startswith("llm_")}
     from homesim.agents.protocol import OBSERVATION_FILTERS
     from homesim.datasets.sources import read_episodes
     from homesim.errors import DataError
     from homesim.evaluation.evaluate import EvaluationConfig, evaluate
-    from homesim.evaluation.report import subgoals_table
+    from homesim.evaluation.report import agent_table, subgoals_table
     from homesim.evaluation.suite import OptionError
-    from homesim.evaluation.suites import SUITES, load_agent
+    from homesim.evaluation.suites import SUITES, any_suite_agents, load_agent
 
     if suite is not None and suite not in SUITES:
         raise typer.BadParameter(f"unknown suite {suite!r}; known: {', '.join(SUITES)}", param_hint="--suite")
@@ -124,10 +141,19 @@ def evaluate_command(
     for error in source.skipped:
         console.print(f"[red]skipped[/] {error}")
     protocol, splits, scenes = SUITES[source.suite], source.splits, source.scenes
+    agent_options = {}
+    if agent in any_suite_agents():  # made above the registry from its own settings (--llm-*)
+        agent_options = llm.agent_options(given_llm, episodes, layouts, out)
+    elif any(value is not None for value in given_llm.values()):
+        raise typer.BadParameter(f"the --llm-* options are for --agent {' or '.join(any_suite_agents())}", param_hint="--agent")
     try:
-        loaded = load_agent(agent, suite=protocol.name)
+        loaded = load_agent(agent, suite=protocol.name, options=agent_options)
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--agent") from e
+    try:
+        getattr(loaded, "check", lambda: None)()  # an endpoint that cannot answer is said now, not per episode
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--llm-base-url") from e
     given = {"criteria": criteria, "success_distance": success_distance, "observability": observability}
     for name, value in given.items():
         if value is not None and name not in protocol.option_names:
@@ -176,6 +202,7 @@ def evaluate_command(
             options=options,
             limit=limit,
             episode_ids=ids,
+            agent_options=agent_options,
         )
     except ValueError as e:
         message = f"{agent} plays with {needs}: not in the {interface} interface" if needs and interface else str(e)
@@ -191,6 +218,15 @@ def evaluate_command(
     subset = f" (--limit {limit})" * bool(limit) + f" ({len(ids)} episodes by id)" * bool(ids)
     title = f"{agent} ({setting}) on {episodes or 'built-in episodes'}{subset}"
     console.print(subgoals_table(summary) if subgoals else protocol.table(summary, title))
+    if "agent" in summary:
+        console.print(agent_table(summary["agent"]))
+        waiting = summary["agent"].get("finish", {}).get("awaiting_answer", 0)
+        if waiting:
+            where = agent_options.get("offline")
+            console.print(
+                f"[yellow]{waiting} episodes wait for answers:[/] the prompts are in {where}/prompts; put the answers"
+                f" in {where}/answers (<key>.txt, or OpenAI batch output .jsonl) and run the same command again"
+            )
     if "warning" in summary:
         console.print(f"[bold yellow]warning:[/] {summary['warning']}")
     console.print(f"records and summary written to {out}/")
@@ -228,8 +264,8 @@ def report_command(
         typer.Option(
             "--table",
             help="a table that compares runs, a row per run: baselines (ALFRED's Tables 1, 3, 4 and A1),"
-            " objectnav (Success, SPL, SoftSPL, DTG) or handmethat (the paper's Tables 2 and 3);"
-            " default with several runs: their suite's",
+            " objectnav (Success, SPL, SoftSPL, DTG), handmethat (the paper's Tables 2 and 3) or llm (language-model"
+            " runs of any suite); default with several runs: their suite's",
         ),
     ] = None,
     split: Annotated[str | None, typer.Option(help="--table: only this split's episodes (default: all)")] = None,
@@ -250,7 +286,7 @@ def report_command(
     from homesim.evaluation.evaluate import read_run, summary_of
     from homesim.evaluation.records import read_records
     from homesim.evaluation.report import subgoals_table
-    from homesim.evaluation.suites import SUITES, suite_named
+    from homesim.evaluation.suites import SUITES, any_suite_comparisons, suite_named
 
     loaded = []
     for run in runs:
@@ -262,6 +298,7 @@ def report_command(
             raise typer.Exit(1) from e
     first = suite_named(loaded[0][1].suite)  # its own tables first, then the other suites'
     tables = {c.name: (suite, c) for suite in sorted(SUITES.values(), key=lambda s: s != first) for c in suite.comparisons}
+    tables |= {name: (first, c) for name, c in any_suite_comparisons().items()}  # the llm table, of the first run's suite
     if table_name is not None and table_name not in tables:
         raise typer.BadParameter(f"{table_name!r}: known tables: {', '.join(tables)}", param_hint="--table")
     if table_name is None and len(loaded) > 1:

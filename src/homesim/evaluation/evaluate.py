@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from homesim.evaluation.metrics import common_failure, summarize
+from homesim.evaluation.metrics import agent_summary, common_failure, summarize
 from homesim.evaluation.records import EpisodeRecord
 from homesim.evaluation.suites import DEFAULT, SuiteRunner, WorkItem, suite_named
 from homesim.parallel import Failed, Workers, run_chunks
@@ -44,6 +44,7 @@ class EvaluationConfig:
     options: dict = field(default_factory=dict)
     limit: int | None = None  # only the first episodes of each split (`--limit`)
     episode_ids: tuple[str, ...] = ()  # only these episodes (`--episode-ids`)
+    agent_options: dict = field(default_factory=dict)  # an agent's own settings (the LLM agent's: endpoint, prompt)
 
     def __post_init__(self) -> None:
         protocol = suite_named(self.suite)
@@ -144,6 +145,9 @@ def summary_of(records: Sequence[EpisodeRecord], config: EvaluationConfig) -> di
     suite = suite_named(config.suite)
     summary = {"config": asdict(config), "splits": summarize(records, metrics=suite.metrics)}
     summary |= suite.summary_extras(records)
+    reported = agent_summary(records)  # what the agent said of its episodes (the LLM agent's figures)
+    if reported is not None:
+        summary["agent"] = reported
     warning = common_failure(records)
     return summary | ({"warning": warning} if warning else {})
 

@@ -167,3 +167,28 @@ def common_failure(records: Sequence[EpisodeRecord]) -> str | None:
         return None
     episodes = sum(1 for r in records if r.failures)
     return f"no episode succeeded, and all {len(reasons)} failed steps (in {episodes} episodes) failed for one reason: {reasons[0]}"
+
+
+def agent_summary(records: Sequence[EpisodeRecord]) -> dict | None:
+    """What the agents reported of their episodes (`measures["agent"]`, `agents.protocol.Agent.measures`) over a
+    run: numbers summed, counts by name summed, words (a finish reason) counted; lists (transcripts) left out.
+    None when no agent reported anything (the summary then has no "agent" part)."""
+    reported = [r.measures["agent"] for r in records if isinstance(r.measures.get("agent"), dict)]
+    if not reported:
+        return None
+    total: dict = {"episodes": len(reported)}
+    for figures in reported:
+        for name, value in figures.items():
+            if isinstance(value, bool) or value is None or isinstance(value, list):
+                continue
+            if isinstance(value, int | float):
+                total[name] = total.get(name, 0) + value
+            elif isinstance(value, str):
+                total.setdefault(name, {})[value] = total.get(name, {}).get(value, 0) + 1
+            elif isinstance(value, dict):
+                counts = total.setdefault(name, {})
+                for key, n in value.items():
+                    if isinstance(n, int | float) and not isinstance(n, bool):
+                        counts[key] = counts.get(key, 0) + n
+    return {k: (round(v, 6) if isinstance(v, float) else dict(sorted(v.items())) if isinstance(v, dict) else v)
+            for k, v in sorted(total.items())}  # fmt: skip

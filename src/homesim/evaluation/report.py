@@ -64,3 +64,19 @@ def subgoals_table(summary: dict) -> Table:
                 f"{split} {kind}", str(figures["episodes"]), cell(figures, "task_success", "plw_task_success")
             )
     return table
+
+
+def agent_table(reported: dict, title: str = "what the agent reported") -> Table:
+    """A run's `summary["agent"]` (`metrics.agent_summary`): each figure in total and per episode."""
+    table = Table(title=title)
+    for column in ("figure", "total", "per episode"):
+        table.add_column(column, justify="left" if column == "figure" else "right")
+    episodes = reported["episodes"]
+    for name, value in reported.items():
+        if name == "episodes":
+            continue
+        if isinstance(value, dict):
+            table.add_row(name, ", ".join(f"{k} {v:g}" for k, v in value.items()) or "-", "")
+        else:
+            table.add_row(name, f"{value:g}", f"{value / episodes:.2f}" if episodes else "-")
+    return table

@@ -28,6 +28,7 @@ def task_spec(episode: AlfredEpisode, annotation: int, start_step: int = 0) -> T
         expert_actions=episode.expert_actions,
         start_step=start_step,
         annotation=annotation,
+        task_type=episode.goal.task_type,
     )
 
 
@@ -63,6 +64,18 @@ def ask_agent(agent: Agent, seen: Callable[[], dict]) -> tuple[object, str | Non
         return agent.act(seen()), None
     except Exception as e:
         return None, _problem(e, "act")
+
+
+def agent_measures(agent: Agent) -> dict:
+    """What the agent reports of the episode it just played (its `measures()`), as a record keeps it: under
+    "agent" ({} when it reports nothing; why, when that raised)."""
+    report = getattr(agent, "measures", None)
+    if report is None:
+        return {}
+    try:
+        return {"agent": report()}
+    except Exception as e:  # an agent's bug must not end the evaluation
+        return {"agent": {"error": _problem(e, "measures")}}
 
 
 def _written(target: object) -> object:
@@ -112,7 +125,7 @@ def play(
     def seen() -> dict:
         shown = filter_observation(observation_filter, observation)
         # the last action's outcome (AI2-THOR's lastActionSuccess), and privileged hints for agents that asked
-        told = ("last_action_success", "last_action_message", "expert_action", "expert_mask")
+        told = ("last_action_success", "last_action_message", "expert_action", "expert_subgoal", "expert_mask")
         return shown | {k: result.info[k] for k in told if k in result.info}
 
     truncated = False
@@ -135,7 +148,14 @@ def play(
 
 
 def record(
-    env: AlfredEnv, episode: AlfredEpisode, annotation: int, split: str, played: Play, reference: int, subgoal=None
+    env: AlfredEnv,
+    episode: AlfredEpisode,
+    annotation: int,
+    split: str,
+    played: Play,
+    reference: int,
+    subgoal: dict | None = None,
+    measures: dict | None = None,
 ) -> EpisodeRecord:
     info = played.info
     met, total = (int(played.done), 1) if subgoal else (info["goal_conditions_met"], info["goal_conditions_total"])
@@ -155,6 +175,7 @@ def record(
         stopped=played.stopped,
         end_reason=played.end_reason(env),
         subgoal=subgoal,
+        measures=measures or {},
     )
 
 
@@ -168,4 +189,4 @@ def run_episode(
 ) -> EpisodeRecord:
     observation, info = env.reset(options={"episode": episode, "annotation": annotation})
     played = play(env, agent, task_spec(episode, annotation), observation, info, observation_filter)
-    return record(env, episode, annotation, split, played, len(episode.expert_actions))
+    return record(env, episode, annotation, split, played, len(episode.expert_actions), None, agent_measures(agent))

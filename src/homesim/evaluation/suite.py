@@ -4,19 +4,24 @@ are made in each suite's room (`evaluation/alfred/suite.py`, ...) and gathered i
 commands ask the entry and never compare a suite's name, so a new suite is one new entry and its rooms.
 
 What is made above this layer is found through Python entry points, not imported from here: a suite's
-trainer (group `homesim.trainers`, named after the suite) and the agents its checkpoints hold (group
-`homesim.checkpoints`, named `<suite>.<agent>`), both declared in `pyproject.toml`.
+trainer (group `homesim.trainers`, named after the suite), the agents its checkpoints hold (group
+`homesim.checkpoints`, named `<suite>.<agent>`), agents that play any suite (group `homesim.agents`: the
+language-model agent, `llm`) and tables that compare runs of any suite (group `homesim.comparisons`), all
+declared in `pyproject.toml`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.table import Table
 
+from homesim.agents.protocol import Agent
+from homesim.agents.registry import make_agent
 from homesim.evaluation.metrics import MetricSet
 from homesim.evaluation.records import EpisodeRecord
 from homesim.evaluation.report import splits_table
@@ -25,6 +30,8 @@ if TYPE_CHECKING:
     from homesim.evaluation.evaluate import EvaluationConfig
 
 WorkItem = tuple  # a suite's own unit of work: (split, episode index, ...)
+AGENTS = "homesim.agents"  # entry points: name -> function(config: EvaluationConfig, suite: Suite) -> Agent
+COMPARISONS = "homesim.comparisons"  # entry points: name -> a `Comparison` of runs of any one suite
 
 
 class SuiteRunner(Protocol):
@@ -61,6 +68,30 @@ class RecordDrawing:
     draw: Callable[[Path, int, Path | None, Path | None, Path, float], str]
 
 
+@dataclass(frozen=True)
+class TextPlay:
+    """How an agent that reads and writes text (a language model, `homesim.llm`) plays the suite: the rules in
+    words, what it may say now, what a command said does, and, where an observation carries the expert's hint,
+    the expert's command with the sub-goal it serves in words (example games are made of these). What the
+    agent reads each step is the suite's `observation_text`."""
+
+    rules: Callable[[dict], str]  # the game's rules for a system prompt, from an episode's first observation
+    commands: Callable[[dict], list[str]]  # the commands that may be said now (the admissible ones), in order
+    action: Callable[[str], object]  # a command (or text that is none) as the suite's runner takes an answer
+    expert: Callable[[dict], tuple[str, str]]  # (command, sub-goal in words) from an observation with the hint
+    stop: str  # the command that ends an episode (giving up)
+    pixels: tuple[str, ...] = ()  # the images `observation_text` reads (the agent asks for them)
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """What a table of one run's episodes splits them by, as the suite's papers do (ALFWorld: task type)."""
+
+    name: str  # the column's heading
+    of: Callable[[EpisodeRecord], str]  # an episode's group
+    order: tuple[str, ...] = ()  # the groups in the papers' order (others follow, sorted)
+
+
 def _no_options(given: Mapping[str, object], own: Mapping[str, object]) -> dict:
     return {}
 
@@ -83,7 +114,8 @@ class Suite:
     env_ids: tuple[str, ...]  # its Gymnasium envs (`import homesim.envs` registers them)
     episode_type: type  # its episodes: `to_dict()`, `from_dict(data)`, `scene_id` (None: it carries its world)
     work_items: Callable[[Mapping[str, Sequence], EvaluationConfig], list[WorkItem]]  # the units of a run, in order
-    runner: Callable[[Mapping[str, Sequence], Mapping, EvaluationConfig], SuiteRunner]  # (splits, scenes, config)
+    # (splits, scenes, config, agent=None): plays with `agent` if given, else with the one `config.agent` names
+    runner: Callable[..., SuiteRunner]
     failed: Callable[[Mapping[str, Sequence], Mapping, WorkItem, str], EpisodeRecord]  # a record for an unplayed item
     metrics: MetricSet  # its summary figures, from records alone
     max_steps: int  # its protocol's step limit
@@ -109,6 +141,20 @@ class Suite:
     drawing: RecordDrawing | None = None  # how a recorded episode is drawn (None: its episodes are text)
     has_builtin: bool = False  # it has built-in episodes (no --episodes needed)
     template: str = ""  # the module of a working agent to start from (`homesim new-agent FILE --suite NAME`)
+    text_play: TextPlay | None = None  # how a text agent (a language model) plays it (None: it cannot)
+    task_type: Callable[[object], str] = lambda episode: ""  # an episode's task type, as its records name it
+    breakdown: Breakdown = Breakdown("task type", lambda record: record.task_type)  # per-kind tables' split
+
+    def agent(self, config: EvaluationConfig) -> Agent:
+        """The agent `config.agent` names: one of the built-in `agents`, an agent of the `homesim.agents` entry
+        points (made from the config: its seed and `agent_options`), a checkpoint (`*.pt`) or `module:Class`."""
+        if config.agent in self.agents:
+            return self.agents[config.agent](seed=config.seed)
+        found = entry_points(group=AGENTS, name=config.agent)
+        if found:
+            return next(iter(found)).load()(config, self)
+        named = dict(self.agents) | {e.name: None for e in entry_points(group=AGENTS)}
+        return make_agent(config.agent, config.seed, named, self.name, self.stop_action)
 
     def public(self, episode: object) -> dict:
         """An episode as an agent may see it: its `to_dict()` without the hidden fields."""

@@ -16,6 +16,7 @@ from ALFRED's code, and why:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from homesim.world.catalog import alfred_catalog
@@ -105,6 +106,25 @@ class Subgoal:
     object_id: str | None = None
     receptacle_id: str | None = None
     location: tuple[float, float] | None = None
+
+    def words(self, name: Callable[[str], str]) -> str:
+        """The step in words ("heat the apple 1 with the microwave 1"), objects named by `name(object id)`:
+        how example games' thoughts say what the expert is about."""
+        obj = name(self.object_id) if self.object_id else "it"
+        where = name(self.receptacle_id) if self.receptacle_id else "it"
+        return _SUBGOAL_WORDS.get(self.action, self.action + " the {obj}").format(obj=obj, where=where)
+
+
+_SUBGOAL_WORDS = {
+    "GotoLocation": "go to the {obj}",
+    "PickupObject": "take the {obj}",
+    "PutObject": "put the {obj} in/on the {where}",
+    "CleanObject": "clean the {obj} with the {where}",
+    "HeatObject": "heat the {obj} with the {where}",
+    "CoolObject": "cool the {obj} with the {where}",
+    "SliceObject": "slice the {obj}",
+    "ToggleObject": "turn on the {obj}",
+}
 
 
 def _ids(state: State, cls: str) -> list[str]:

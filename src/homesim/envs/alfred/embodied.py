@@ -13,7 +13,8 @@ ALFRED's limits end an episode: STOP ends it (`terminated`); 1000 steps or 10 fa
 short (`truncated`). Failed actions count as steps. The reward is 1 when the agent stops with the goal
 satisfied. `info` carries goal conditions met/total and whether the last action succeeded, and why not.
 With `expert_hints=True`, `info["expert_action"]` is the live expert's next action from the current
-state (None, with `info["expert_problem"]`, where the goal became unreachable), and in mask mode
+state (None, with `info["expert_problem"]`, where the goal became unreachable), `info["expert_subgoal"]` the
+high-level step it serves in words ("heat the Apple with the Microwave"), and in mask mode
 `info["expert_mask"]` the ground-truth mask of its target in the current frame (the renderer's).
 Stepping an episode that is over (stopped or truncated) raises: call `reset()`.
 """
@@ -229,6 +230,11 @@ class AlfredEnv(gymnasium.Env):
     def _class_index(self, object_id: str) -> int:
         return CLASS_INDEX[(self.state.objects.get(object_id) or self.scene.fixed[object_id]).cls]
 
+    def _class_name(self, object_id: str) -> str:
+        """An object's class, also for one the plan names that is gone (sliced): its id says it (`Apple|...`)."""
+        found = self.state.objects.get(object_id) or self.scene.fixed.get(object_id)
+        return found.cls if found is not None else object_id.split("|")[0]
+
     def _rendered(self, state: State, object_id: str) -> bool:
         return object_id in self.renderer.render(self.scene, state).visible_ids()
 
@@ -247,6 +253,8 @@ class AlfredEnv(gymnasium.Env):
                 hints = {"expert_action": self.expert.next_action(self.state), "expert_problem": ""}
             except Unrecoverable as e:
                 hints = {"expert_action": None, "expert_problem": str(e)}
+            subgoal = self.expert.subgoal if hints["expert_action"] is not None else None
+            hints["expert_subgoal"] = "" if subgoal is None else subgoal.words(self._class_name)
             if self.interaction == "mask":  # the ground-truth mask of its target in the frame the agent sees
                 hints["expert_mask"] = self._mask_of(hints["expert_action"])
         return hints | {

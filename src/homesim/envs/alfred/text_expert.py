@@ -12,11 +12,17 @@ from homesim.world.geometry import enclosed
 def expert_command(env: AlfredTextEnv) -> str | None:
     """The next text command of the expert's plan from the env's current state, or None when the plan
     has nothing left to do. Raises `planning.alfred.expert.Unrecoverable` where the goal cannot be reached."""
+    step = expert_step(env)
+    return None if step is None else step[0]
+
+
+def expert_step(env: AlfredTextEnv) -> tuple[str, Subgoal] | None:
+    """The expert's next text command and the high-level step of its plan it serves (None: nothing left)."""
     for subgoal in plan(env.scene, env.state, env.episode.goal, catalog=env.catalog).subgoals:
         # Steps the text already took (a GotoLocation to where the agent is) say nothing; the next one speaks.
         commands = subgoal_commands(env, subgoal)
         if commands:
-            return commands[0]
+            return commands[0], subgoal
     return None
 
 

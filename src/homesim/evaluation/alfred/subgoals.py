@@ -18,7 +18,7 @@ from homesim.datasets.alfred.episode import AlfredEpisode
 from homesim.envs.alfred.embodied import AlfredEnv
 from homesim.evaluation.metrics import BOOTSTRAP_SAMPLES, figures
 from homesim.evaluation.records import EpisodeRecord
-from homesim.evaluation.runner import play, record, task_spec
+from homesim.evaluation.runner import agent_measures, play, record, task_spec
 from homesim.planning.navigation import grid_distance
 from homesim.tasks.alfred import Subgoal
 from homesim.world.scene import Scene, to_cell
@@ -86,7 +86,7 @@ def run_subgoal(
         prefix=history or (),
     )
     success = {"index": index, "action": subgoal.action, "success": played.done}
-    return record(env, episode, annotation, split, played, reference, subgoal=success)
+    return record(env, episode, annotation, split, played, reference, success, agent_measures(agent))
 
 
 def summarize_subgoals(records: Sequence[EpisodeRecord], samples: int = BOOTSTRAP_SAMPLES) -> dict:

@@ -8,13 +8,14 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from homesim.agents.expert_agent import ExpertAgent
+from homesim.agents.protocol import Agent
 from homesim.agents.random_agent import RandomAgent
-from homesim.agents.registry import make_agent
 from homesim.datasets.alfred.episode import AlfredEpisode
 from homesim.envs.alfred.embodied import AlfredEnv
 from homesim.envs.alfred.text import AlfredTextEnv
 from homesim.evaluation.alfred.baselines import compare_runs
 from homesim.evaluation.alfred.subgoals import run_subgoal, summarize_subgoals
+from homesim.evaluation.alfred.text_play import BREAKDOWN, TEXT_PLAY, observation_text
 from homesim.evaluation.alfred.text_runner import run_text_episode
 from homesim.evaluation.metrics import ALFRED_METRICS
 from homesim.evaluation.records import EpisodeRecord, unplayed_record
@@ -47,10 +48,14 @@ class AlfredRunner:
     """Runs ALFRED work items with one env and one agent (one per process)."""
 
     def __init__(
-        self, splits: Mapping[str, Sequence[AlfredEpisode]], scenes: Mapping[str, Scene], config: EvaluationConfig
+        self,
+        splits: Mapping[str, Sequence[AlfredEpisode]],
+        scenes: Mapping[str, Scene],
+        config: EvaluationConfig,
+        agent: Agent | None = None,
     ):
         self.splits, self.config = splits, config
-        self.agent = make_agent(config.agent, config.seed, ALFRED.agents, ALFRED.name, ALFRED.stop_action)
+        self.agent = agent or ALFRED.agent(config)
         episodes = [e for split in splits.values() for e in split]
         # Sub-goal evaluation scores ALFRED's own sub-goals: there the expert replays the demonstration's
         # segment; the live expert would head for the whole task by its own route.
@@ -95,21 +100,6 @@ def failed_record(
     )
 
 
-def observation_text(observation: dict) -> str:
-    """What an ALFRED agent perceives, as text: the text game's own words, or, embodied, the goal, the
-    directives, the outcome of the last action and (oracle mode) the objects it can interact with."""
-    if "text" in observation:
-        return str(observation["text"])
-    lines = [f"Your task is to: {observation.get('goal', '')}"]
-    lines += [f"Step {i + 1}: {d}" for i, d in enumerate(observation.get("instructions") or ())]
-    if "last_action_success" in observation:
-        said = observation.get("last_action_message") or ""
-        lines.append(f"Last action: {'succeeded' if observation['last_action_success'] else 'failed'}. {said}".strip())
-    if "visible_objects" in observation:
-        lines.append(f"You see: {', '.join(observation['visible_objects']) or 'nothing you can reach'}.")
-    return "\n".join(lines)
-
-
 def _draw(path, number, episodes, layouts, out, fps) -> str:
     from homesim.evaluation.alfred.playback import draw_record
 
@@ -142,4 +132,7 @@ ALFRED = Suite(
     observation_text=observation_text,
     drawing=RecordDrawing((".mp4", ".gif"), _draw),
     template="homesim.agents.templates.alfred",
+    text_play=TEXT_PLAY,
+    task_type=lambda episode: episode.goal.task_type,
+    breakdown=BREAKDOWN,
 )

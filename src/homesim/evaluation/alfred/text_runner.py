@@ -15,9 +15,9 @@ from __future__ import annotations
 from homesim.agents.protocol import Agent, AgentAction, filter_observation, filter_task
 from homesim.datasets.alfred.episode import AlfredEpisode
 from homesim.envs.alfred.text import AlfredTextEnv
-from homesim.envs.alfred.text_expert import expert_command
+from homesim.envs.alfred.text_expert import expert_step
 from homesim.evaluation.records import EpisodeRecord
-from homesim.evaluation.runner import ask_agent, reset_agent, task_spec
+from homesim.evaluation.runner import agent_measures, ask_agent, reset_agent, task_spec
 from homesim.planning.alfred.expert import Unrecoverable
 from homesim.world.actions import STOP
 
@@ -34,11 +34,13 @@ def _observation(env: AlfredTextEnv, text: str, info: dict, task, hints: bool) -
         "last_action_success": info["last_command_success"],
         "last_action_message": info["problem"],
     }
-    if hints:  # privileged, for agents that ask for them (the expert)
+    if hints:  # privileged, for agents that ask for them (the expert): its command and the sub-goal it serves
         try:
-            observation["expert_command"] = expert_command(env)
+            step = expert_step(env)
         except Unrecoverable:
-            observation["expert_command"] = None
+            step = None
+        observation["expert_command"] = None if step is None else step[0]
+        observation["expert_subgoal"] = "" if step is None else step[1].words(env.name_of)
     return observation
 
 
@@ -102,6 +104,7 @@ def run_text_episode(
         stopped=stopped,
         end_reason="goal_satisfied" if won else "stop" if stopped else _budget(env, info),
         commands=len(commands),
+        measures=agent_measures(agent),
     )
 
 

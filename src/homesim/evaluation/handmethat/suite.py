@@ -22,14 +22,15 @@ from homesim.agents.expert_agent import ExpertAgent
 from homesim.agents.handmethat_heuristic import HandMeThatHeuristicAgent
 from homesim.agents.protocol import Agent, AgentAction, TaskSpec
 from homesim.agents.random_agent import RandomAgent
-from homesim.agents.registry import make_agent
 from homesim.datasets.handmethat.episode import HandMeThatEpisode
-from homesim.envs.handmethat import OBSERVABILITY, HandMeThatEnv
+from homesim.envs.handmethat import MAX_STEPS, OBSERVABILITY, HandMeThatEnv
 from homesim.evaluation.handmethat.metrics import HANDMETHAT_METRICS
 from homesim.evaluation.handmethat.report import compare_runs, handmethat_table
 from homesim.evaluation.records import EpisodeRecord, unplayed_record
-from homesim.evaluation.runner import ask_agent, reset_agent
-from homesim.evaluation.suite import Comparison, OptionError, Suite
+from homesim.evaluation.runner import agent_measures, ask_agent, reset_agent
+from homesim.evaluation.suite import Breakdown, Comparison, OptionError, Suite, TextPlay
+from homesim.language.handmethat import speech
+from homesim.language.handmethat.text import HELP
 
 if TYPE_CHECKING:
     from homesim.evaluation.evaluate import EvaluationConfig
@@ -61,7 +62,7 @@ def _measures(episode: HandMeThatEpisode, info: dict) -> dict:
 
 def run_handmethat_episode(env: HandMeThatEnv, agent: Agent, episode: HandMeThatEpisode, split: str) -> EpisodeRecord:
     text, info = env.reset(options={"episode": episode})
-    task = TaskSpec(episode_id=episode.id, goal=env.task, instructions=())
+    task = TaskSpec(episode_id=episode.id, goal=env.task, instructions=(), task_type=episode.quest_type)
     hints = getattr(agent, "needs_expert_hints", False)
     oracle = getattr(agent, "needs_oracle", None)
     told = {"oracle": ORACLES[oracle](episode)} if oracle else {}
@@ -109,7 +110,7 @@ def run_handmethat_episode(env: HandMeThatEnv, agent: Agent, episode: HandMeThat
         end_reason="goal_satisfied" if info["won"] else "stop" if stopped else "max_steps",
         commands=info["moves"],
         suite="handmethat",
-        measures=_measures(episode, info),
+        measures=_measures(episode, info) | agent_measures(agent),
     )
 
 
@@ -117,10 +118,14 @@ class HandMeThatRunner:
     """Runs HandMeThat work items with one env and one agent (one per process)."""
 
     def __init__(
-        self, splits: Mapping[str, Sequence[HandMeThatEpisode]], scenes: Mapping, config: EvaluationConfig
+        self,
+        splits: Mapping[str, Sequence[HandMeThatEpisode]],
+        scenes: Mapping,
+        config: EvaluationConfig,
+        agent: Agent | None = None,
     ) -> None:
         self.splits = splits
-        self.agent = make_agent(config.agent, config.seed, HANDMETHAT.agents, HANDMETHAT.name, HANDMETHAT.stop_action)
+        self.agent = agent or HANDMETHAT.agent(config)
         episodes = [e for split in splits.values() for e in split]
         observability = config.options.get("observability", "partial")
         self.env = HandMeThatEnv(episodes, observability=observability, max_steps=config.max_steps)
@@ -164,6 +169,40 @@ def options(given: Mapping[str, object], own: Mapping[str, object]) -> dict:
     return {"observability": observability}
 
 
+RULES = (
+    "You are a robot in a house. A human has been working towards a goal; they stopped and asked you for"
+    " something. Work out what they want and do it. Each turn, say one command.\n" + HELP + "look, examine and"
+    " inventory cost nothing; any other command costs 1, a question 10 (\"question: can you say it clearly\" 30);"
+    f" reaching the human's goal scores 100. You have {MAX_STEPS} commands; say stop to give up."
+)
+QUESTIONS = tuple(
+    f"question: {q}"
+    for q in (
+        speech.SAY_IT_CLEARLY, "which type do you mean", "which color do you like", "which size do you like",
+        "where is the object you want", *(f"do you want a {s} one" for s in speech.QUESTION_STATES),
+        "where do you want to place it",
+    )
+)  # fmt: skip
+GOALS = {"move": "go to the {}", "pick": "get the {}", "give": "hand the {} to the human", "open": "open the {}"}
+
+
+def _thought(command: str) -> str:
+    """What the expert is about, from its command (example games' thoughts)."""
+    verb, _, rest = command.partition(" ")
+    rest = rest.removeprefix("to ").removeprefix("up ").removesuffix(" to human")
+    return GOALS.get(verb, "{}").format(rest if verb in GOALS else command)
+
+
+TEXT_PLAY = TextPlay(
+    rules=lambda observation: RULES,
+    commands=lambda observation: [*observation["admissible_commands"], "look", "inventory", *QUESTIONS, "stop"],
+    action=lambda command: command,
+    expert=lambda observation: (observation["expert_command"] or "stop", _thought(observation["expert_command"] or "")),
+    stop="stop",
+)
+LEVELS = Breakdown("level", lambda record: f"level {record.measures.get('level')}", ("level 1", "level 2", "level 3", "level 4"))
+
+
 HANDMETHAT = Suite(
     name=HandMeThatEpisode.suite,
     title="HandMeThat",
@@ -189,4 +228,7 @@ HANDMETHAT = Suite(
     hidden=("goal", "subgoal", "meaning", "objects_in_meaning", "level", "demo_actions", "reading"),
     observation_text=lambda observation: str(observation["text"]),
     template="homesim.agents.templates.handmethat",
+    text_play=TEXT_PLAY,
+    task_type=lambda episode: episode.quest_type,
+    breakdown=LEVELS,
 )

@@ -10,19 +10,18 @@ expert's next action when it sets `needs_expert_hints`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from homesim.agents.objectnav.frontier import FrontierAgent
 from homesim.agents.objectnav.simple import ObjectNavExpertAgent, ObjectNavRandomAgent
-from homesim.agents.protocol import AgentAction, TaskSpec
-from homesim.agents.registry import make_agent
-from homesim.envs.objectnav import CATEGORY_NAMES, ObjectNavEnv, episode_measures
+from homesim.agents.protocol import Agent, AgentAction, TaskSpec
+from homesim.envs.objectnav import ObjectNavEnv, episode_measures
 from homesim.evaluation.objectnav.metrics import OBJECTNAV_METRICS
 from homesim.evaluation.objectnav.report import compare_runs, objectnav_table
+from homesim.evaluation.objectnav.text_play import TEXT_PLAY, observation_text
 from homesim.evaluation.records import EpisodeRecord, unplayed_record
-from homesim.evaluation.runner import ask_agent, reset_agent
+from homesim.evaluation.runner import agent_measures, ask_agent, reset_agent
 from homesim.evaluation.suite import Comparison, OptionError, RecordDrawing, Suite
 from homesim.tasks.objectnav import ObjectNavEpisode
 from homesim.tasks.objectnav_criteria import CRITERIA, DEFAULT_CRITERIA, SUCCESS_DISTANCE, parse_criteria
@@ -53,6 +52,7 @@ def task_spec(episode: ObjectNavEpisode) -> TaskSpec:
         goal=f"find a {episode.object_category}",
         instructions=(),
         expert_actions=tuple(episode.reference_actions),
+        task_type=episode.object_category,
     )
 
 
@@ -60,11 +60,15 @@ class ObjectNavRunner:
     """Plays ObjectNav work items with one env and one agent (one per process)."""
 
     def __init__(
-        self, splits: Mapping[str, Sequence[ObjectNavEpisode]], scenes: Mapping[str, Scene], config: EvaluationConfig
+        self,
+        splits: Mapping[str, Sequence[ObjectNavEpisode]],
+        scenes: Mapping[str, Scene],
+        config: EvaluationConfig,
+        agent: Agent | None = None,
     ):
         self.splits, self.config = splits, config
         options = objectnav_options(**config.options)
-        self.agent = make_agent(config.agent, config.seed, OBJECTNAV.agents, OBJECTNAV.name, OBJECTNAV.stop_action)
+        self.agent = agent or OBJECTNAV.agent(config)
         pixels = tuple(dict.fromkeys((*config.pixels, *getattr(self.agent, "observations", ()))))
         self.hints = bool(getattr(self.agent, "needs_expert_hints", False))
         episodes = [e for split in splits.values() for e in split]
@@ -88,7 +92,8 @@ class ObjectNavRunner:
         while not (terminated or truncated):
             answer, problem = None, broken
             if broken is None:
-                shown = observation | ({"expert_action": info["expert_action"]} if self.hints else {})
+                told = {k: info[k] for k in ("last_action_success", "last_action_message")}  # a blocked move
+                shown = observation | told | ({"expert_action": info["expert_action"]} if self.hints else {})
                 reply, problem = ask_agent(self.agent, lambda: shown)
                 if problem is None:
                     answer = reply.action if isinstance(reply, AgentAction) else reply
@@ -115,7 +120,7 @@ class ObjectNavRunner:
             stopped=terminated,
             end_reason="stop" if terminated else "max_steps",
             suite="objectnav",
-            measures=info["measures"],
+            measures=info["measures"] | agent_measures(self.agent),
         )
 
 
@@ -146,18 +151,6 @@ def options(given: Mapping[str, object], own: Mapping[str, object]) -> dict:
         except ValueError as e:
             raise OptionError(name, str(e)) from e
     return objectnav_options(criteria or DEFAULT_CRITERIA, SUCCESS_DISTANCE if distance is None else distance)
-
-
-def observation_text(observation: dict) -> str:
-    """What the robot perceives, as text: its goal and where GPS+Compass put it (x ahead and y right of its
-    start, metres; its heading, degrees left of its start's)."""
-    ahead, right = (float(v) for v in observation["gps"])
-    heading = math.degrees(float(observation["compass"][0]))
-    return (
-        f"Find a {CATEGORY_NAMES[int(observation['objectgoal'])]}.\n"
-        f"You are {ahead:.2f} m ahead of and {right:.2f} m right of where you started, facing {heading:.0f} degrees"
-        " from your start's heading."
-    )
 
 
 def _draw(path, number, episodes, layouts, out, fps) -> str:
@@ -191,4 +184,6 @@ OBJECTNAV = Suite(
     observation_text=observation_text,
     drawing=RecordDrawing((".mp4", ".gif", ".png"), _draw),
     template="homesim.agents.templates.objectnav",
+    text_play=TEXT_PLAY,
+    task_type=lambda episode: episode.object_category,
 )

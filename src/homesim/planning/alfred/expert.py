@@ -331,6 +331,7 @@ class Expert:
         self.catalog = catalog or alfred_catalog()
         self._plan: ExpertPlan | None = None
         self._next = 0
+        self.subgoal: Subgoal | None = None  # the high-level step the last action given serves (None: STOP)
 
     def plan(self, state: State) -> ExpertPlan:
         return plan(self.scene, state, self.goal, self.agent, self.catalog, self.sees)
@@ -339,6 +340,7 @@ class Expert:
         on_plan = (
             self._plan is not None and self._next < len(self._plan.actions) and self._plan.states[self._next] == state
         )
+        self.subgoal = None
         if not on_plan:
             if goal_satisfied(self.scene, state, self.goal, self.agent):
                 return Action(A.STOP)
@@ -346,5 +348,6 @@ class Expert:
             if not self._plan.actions:
                 return Action(A.STOP)
         action = self._plan.actions[self._next]
+        self.subgoal = self._plan.subgoals[self._plan.subgoal_index[self._next]]
         self._next += 1
         return action
