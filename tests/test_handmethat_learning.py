@@ -155,8 +155,8 @@ def test_train_and_evaluate_from_the_command_line(data, tmp_path):
 
 
 def test_the_authors_layout_keeps_its_splits_and_any_folder_name_trains(episodes, tmp_path):
-    """`generate handmethat --format handmethat` writes train/ validation/ test/: they stay three splits; a flat
-    folder of the authors' files (named anything, as their `samples/`) is one split to learn from."""
+    """`generate handmethat --format handmethat` writes their layout (an index of train/validate/test): they stay
+    three splits; a flat folder of the authors' files (named anything, as their `samples/`) is one split."""
     from homesim.datasets.handmethat.export import write_handmethat
     from homesim.datasets.sources import read_episodes
     from homesim.errors import DataError
@@ -171,7 +171,8 @@ def test_the_authors_layout_keeps_its_splits_and_any_folder_name_trains(episodes
     with pytest.raises(DataError, match="make the splits 'test', 'train', 'validation', not 'val'"):
         read_episodes(theirs, split="val")
     samples = tmp_path / "samples"
-    write_handmethat(tmp_path, {"samples": episodes[:2]})
+    write_handmethat(tmp_path / "written", {"samples": episodes[:2]})
+    (tmp_path / "written" / "HandMeThat_with_expert_demonstration").rename(samples)  # their files, loose
     result = _train(samples, tmp_path / "flat.pt", "seq2seq", max_steps=1)
     assert result.steps == 1 and load_checkpoint(tmp_path / "flat.pt")["describe"]["split"] == "samples"
     _train(theirs, tmp_path / "val.pt", "seq2seq", max_steps=1, split="validation")

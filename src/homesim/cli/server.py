@@ -21,7 +21,12 @@ import typer
 from homesim.cli.common import app, console, group
 
 challenge_app = group("challenge", "Host a challenge: create it, add teams, hand out the public split, score.")
-DbOption = Annotated[str, typer.Option("--db", help="the database URL (PostgreSQL: postgresql+psycopg://...)")]
+DbOption = Annotated[
+    str,
+    typer.Option(
+        "--db", show_default=False, help="the database's URL (default: the SQLite file homesim-server.db, here)"
+    ),
+]
 DEFAULT_DB = "sqlite:///homesim-server.db"
 
 

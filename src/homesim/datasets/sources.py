@@ -84,7 +84,9 @@ def kind_of(path: str | Path) -> str:
         if any(is_handmethat_file(p) for p in path.rglob("*.json")):
             return "handmethat_files"
         raise DataError(
-            str(path), "(folder)", "holds neither a dataset.json nor ALFRED traj_data.json files nor HandMeThat episodes"
+            str(path),
+            "(folder)",
+            "holds neither a dataset.json nor ALFRED traj_data.json files nor HandMeThat episodes",
         )
     first = _first_record(path)
     keys = first.keys() if isinstance(first, dict) else set()
@@ -155,11 +157,27 @@ def _builtin(suite: str, split: str | None) -> Episodes:
     return Episodes({BUILTIN_SPLIT: episodes}, scenes, suite)
 
 
+def _their_splits(path: Path) -> dict[str, list[Path]] | None:
+    """The splits of a folder in the authors' layout (`generate handmethat --format handmethat`): the files
+    their index (`HandMeThat_data_info.json`) lists per split, under homesim's split names; None elsewhere."""
+    from homesim.datasets.handmethat.export import DATA_INFO, EPISODES_FOLDER, THEIR_SPLITS
+
+    index = path / DATA_INFO
+    if not index.is_file():
+        return None
+    try:
+        by_split = json.loads(index.read_text())[3]
+        ours = {theirs: mine for mine, theirs in THEIR_SPLITS.items()}
+        named = {ours.get(name, name): [path / EPISODES_FOLDER / f for f in files] for name, files in by_split.items()}
+        return {name: files for name, files in sorted(named.items()) if files}
+    except (OSError, json.JSONDecodeError, IndexError, KeyError, AttributeError, TypeError) as e:
+        raise DataError(str(index), "(file)", f"not their index of splits: {e!r}") from None
+
+
 def _handmethat_episodes(path: Path, split: str | None, suite: str | None) -> Episodes:
     """One of HandMeThat's episode files (read whole, or a `DataError`), or a folder of them (the ones that
     cannot be read are skipped and listed). Files directly in a folder make the split named after it; files in
-    its subfolders (`train/`, `validation/`, `test/`, as `generate handmethat --format handmethat` writes
-    them) make a split per subfolder."""
+    its subfolders make a split per subfolder; a folder in the authors' layout, the splits their index names."""
     from homesim.datasets.handmethat.files import NOT_EPISODES, read_handmethat_file, read_handmethat_files
 
     def files_in(folder: Path) -> list[Path]:  # the top folder's own files; a subfolder's, however deep
@@ -173,16 +191,20 @@ def _handmethat_episodes(path: Path, split: str | None, suite: str | None) -> Ep
         if split not in (None, name):
             raise DataError(str(path), "--split", f"HandMeThat's file here makes the split {name!r}, not {split!r}")
         return Episodes({name: [read_handmethat_file(path)]}, {}, HandMeThatEpisode.suite)
-    folders = {path.name: path} if files_in(path) else {}
-    folders |= {f.name: f for f in sorted(path.iterdir()) if f.is_dir() and files_in(f)}
+    groups = _their_splits(path)  # their layout: the splits their index names
+    if groups is None:
+        folders = ({path.name: path} if files_in(path) else {}) | {
+            f.name: f for f in sorted(path.iterdir()) if f.is_dir() and files_in(f)
+        }
+        groups = {name: files_in(folder) for name, folder in folders.items()}
     if split is not None:
-        if split not in folders:
-            made = ", ".join(repr(name) for name in folders)
+        if split not in groups:
+            made = ", ".join(repr(name) for name in groups)
             raise DataError(str(path), "--split", f"HandMeThat's files here make the splits {made}, not {split!r}")
-        folders = {split: folders[split]}
+        groups = {split: groups[split]}
     splits, skipped = {}, []
-    for name, folder in folders.items():
-        episodes = [e for f in files_in(folder) for e in read_handmethat_files(f)]
+    for name, files in groups.items():
+        episodes = [e for f in files for e in read_handmethat_files(f)]
         splits[name] = [e for e in episodes if not isinstance(e, DataError)]
         skipped += [e for e in episodes if isinstance(e, DataError)]
     return Episodes(splits, {}, HandMeThatEpisode.suite, skipped)
