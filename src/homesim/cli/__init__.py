@@ -2,6 +2,7 @@
 
 from homesim.cli import (  # noqa: F401  (registers the sub-commands)
     alfred,
+    browser,
     demo,
     evaluate,
     handmethat,

@@ -51,6 +51,35 @@ class Comparison:
     ]
 
 
+IMAGES = ("rgb", "depth", "segmentation", "mask")  # the egocentric pictures a replay may draw, for people
+
+
+@dataclass
+class Replay:
+    """An episode played again step by step for people (`homesim view`): step 0 is the start, step k follows
+    the k-th action. Pictures are drawn on demand (`image`, `top_down`) with a renderer of the `camera`
+    settings that the caller keeps (one OpenGL context serves every replay); text games have none."""
+
+    title: str  # the task as the agent was told it
+    notes: tuple[str, ...]  # more of the episode: directives, the human's actions and request, ...
+    actions: list[str]  # per step, what was done ("start" at step 0)
+    success: list[bool]  # per step, whether it worked
+    messages: list[str]  # per step, why it failed ("" where it did not)
+    ending: str  # how the episode ended, in a line
+    images: tuple[str, ...] = ()  # the pictures `image` draws, some of IMAGES
+    camera: dict = field(default_factory=dict)  # the `render.Renderer` settings `image` needs
+    image: Callable[[int, str, Any], Any] | None = None  # (step, picture, renderer) -> (H, W, 3) uint8
+    top_down: Callable[[int], Any] | None = None  # step -> the map with the path so far and the goals, uint8
+    series: dict[str, list[float | None]] = field(default_factory=dict)  # figures per step, by name
+    segments: list[int] = field(default_factory=list)  # per step, the sub-goal worked on (index of `segment_names`)
+    segment_names: list[str] = field(default_factory=list)
+    transcript: list[str] = field(default_factory=list)  # per step, the text read and said (text games)
+
+    @property
+    def steps(self) -> int:
+        return len(self.actions)
+
+
 @dataclass(frozen=True)
 class RecordDrawing:
     """How a recorded episode is drawn (`homesim render-episode RECORDS`; the viewer)."""
@@ -108,6 +137,11 @@ class Suite:
     observation_text: Callable[[dict], str] = lambda observation: str(observation)  # an observation as text
     drawing: RecordDrawing | None = None  # how a recorded episode is drawn (None: its episodes are text)
     has_builtin: bool = False  # it has built-in episodes (no --episodes needed)
+    # the viewer (homesim view): an episode's id, and (episode, scenes, its record or None for its
+    # demonstration, the run's options) -> the episode played again step by step
+    episode_id: Callable[[Any], str] = lambda episode: episode.id
+    replay: Callable[[Any, Mapping[str, Any], EpisodeRecord | None, Mapping[str, object]], Replay] | None = None
+    success: str = "task_success"  # the summary's figure of the share of episodes that succeeded (plots)
 
     def public(self, episode: object) -> dict:
         """An episode as an agent may see it: its `to_dict()` without the hidden fields."""

@@ -116,6 +116,12 @@ def _draw(path, number, episodes, layouts, out, fps) -> str:
     return draw_record(path, number, episodes, layouts, out, fps)
 
 
+def _replay(episode, scenes, record, options):
+    from homesim.evaluation.alfred.playback import alfred_replay
+
+    return alfred_replay(episode, scenes, record, options)
+
+
 ALFRED = Suite(
     name=AlfredEpisode.suite,
     title="ALFRED",
@@ -141,4 +147,5 @@ ALFRED = Suite(
     hidden=("goal", "expert_actions", "expert_subgoal_index", "subgoals"),
     observation_text=observation_text,
     drawing=RecordDrawing((".mp4", ".gif"), _draw),
+    replay=_replay,
 )

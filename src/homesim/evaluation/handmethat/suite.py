@@ -26,6 +26,7 @@ from homesim.agents.registry import make_agent
 from homesim.datasets.handmethat.episode import HandMeThatEpisode
 from homesim.envs.handmethat import OBSERVABILITY, HandMeThatEnv
 from homesim.evaluation.handmethat.metrics import HANDMETHAT_METRICS
+from homesim.evaluation.handmethat.playback import handmethat_replay
 from homesim.evaluation.handmethat.report import compare_runs, handmethat_table
 from homesim.evaluation.records import EpisodeRecord, unplayed_record
 from homesim.evaluation.runner import ask_agent, reset_agent
@@ -188,4 +189,6 @@ HANDMETHAT = Suite(
     # the human's hidden goal and what the request means are what the robot must work out
     hidden=("goal", "subgoal", "meaning", "objects_in_meaning", "level", "demo_actions", "reading"),
     observation_text=lambda observation: str(observation["text"]),
+    replay=handmethat_replay,
+    success="success_rate",
 )

@@ -165,6 +165,12 @@ def _draw(path, number, episodes, layouts, out, fps) -> str:
     return draw_record(path, number, episodes, out, fps)
 
 
+def _replay(episode, scenes, record, options):
+    from homesim.evaluation.objectnav.playback import objectnav_replay
+
+    return objectnav_replay(episode, scenes, record, options)
+
+
 OBJECTNAV = Suite(
     name=ObjectNavEpisode.suite,
     title="ObjectNav",
@@ -188,4 +194,7 @@ OBJECTNAV = Suite(
     hidden=("goals", "geodesic_distance", "euclidean_distance", "difficulty", "reference_actions"),
     observation_text=observation_text,
     drawing=RecordDrawing((".mp4", ".gif", ".png"), _draw),
+    episode_id=lambda episode: episode.episode_id,
+    replay=_replay,
+    success="success",
 )
