@@ -4,50 +4,14 @@ the episode on, and two runs are shown side by side. With HOMESIM_SCREENSHOTS se
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-import subprocess
-import sys
-import time
 
 import pytest
+from page_support import served, shot, stop
 
 from homesim.evaluation.records import read_records
 
 pytest_plugins = ["server_support", "viewer_support"]
-SHOTS = os.environ.get("HOMESIM_SCREENSHOTS")  # a folder: the pages' screenshots are saved there
-
-
-def served(*args: str) -> tuple[subprocess.Popen, str]:
-    """A homesim command that serves pages, and the address it printed (within 120 s)."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "homesim", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        found = re.search(r"http://127\.0\.0\.1:\d+/", line)
-        if found:
-            return process, found.group(0)
-        if process.poll() is not None:
-            break
-    process.kill()
-    raise AssertionError(f"no address printed by homesim {' '.join(args)}: {process.stdout.read()}")
-
-
-def stop(process: subprocess.Popen) -> None:
-    process.send_signal(signal.SIGINT)
-    try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        process.kill()
-
-
-def shot(page, name: str) -> None:
-    if SHOTS:
-        os.makedirs(SHOTS, exist_ok=True)
-        page.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=True)
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,6 @@
-"""Runs and datasets for the viewer's tests, made once per session: a small generated ALFRED dataset with the
-expert's and the random agent's evaluations, and an ObjectNav dataset with its expert's."""
+"""Runs and datasets for the tests of homesim's pages (view, play --web, annotate), made once per session: a
+small generated ALFRED dataset with the expert's and the random agent's evaluations, and an ObjectNav dataset
+with its expert's."""
 
 from __future__ import annotations
 

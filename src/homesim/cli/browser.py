@@ -17,7 +17,7 @@ from typing import Annotated
 
 import typer
 
-from homesim.cli.common import app, console
+from homesim.cli.common import app, console, play_app
 
 HOST = "127.0.0.1"  # these pages are for the person at this machine: nothing else is ever bound
 PORTS_TRIED = 100  # from --port on, before giving up
@@ -96,3 +96,52 @@ def view(
             console.print(f"[yellow]{source.path}:[/] {source.missing}")
     count = sum(len(s.rows) for s in sources)
     serve(create_viewer(sources), f"homesim view ({count} episodes)", port)
+
+
+@play_app.callback(invoke_without_command=True)
+def play_web(
+    ctx: typer.Context,
+    web: Annotated[
+        str | None,
+        typer.Option("--web", metavar="SUITE", help="play SUITE in the browser: alfred, objectnav, handmethat"),
+    ] = None,
+    episodes: Annotated[
+        Path | None,
+        typer.Option(
+            "--episodes", exists=True, help="--web: the episodes to play (default: the suite's built-in ones)"
+        ),
+    ] = None,
+    layouts: LayoutsOption = None,
+    split: Annotated[str | None, typer.Option("--split", help="--web: only this split")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", file_okay=False, help="--web: the run folder to write (default: out/human-SUITE)"),
+    ] = None,
+    port: PortOption = None,
+) -> None:
+    """Play a benchmark yourself: `homesim play --web SUITE` in the browser (each episode a record of a run folder,
+    a human row for `homesim report`), or `homesim play alfred|handmethat` in the terminal."""
+    if ctx.invoked_subcommand is not None:
+        if web is not None:
+            raise typer.BadParameter(f"--web plays in the browser: give it alone, not with {ctx.invoked_subcommand}")
+        return
+    if web is None:
+        console.print(ctx.get_help())
+        raise typer.Exit()
+    from homesim.datasets.sources import read_episodes
+    from homesim.evaluation.suites import SUITES
+    from homesim.web.play import PersonRun, create_play
+
+    if web not in SUITES:
+        raise typer.BadParameter(f"unknown suite {web!r}; known: {', '.join(SUITES)}", param_hint="--web")
+    suite = SUITES[web]
+    if suite.person is None:
+        raise typer.BadParameter(f"{suite.title} cannot be played in the browser", param_hint="--web")
+    source = read_episodes(episodes, layouts, split, suite.name)
+    if not any(source.splits.values()):
+        raise typer.BadParameter(f"no episodes to play in {episodes}", param_hint="--episodes")
+    run = PersonRun(out or Path("out") / f"human-{suite.name}", suite, source)
+    count = sum(map(len, source.splits.values()))
+    serve(
+        create_play(suite, source, run), f"homesim play {suite.title} ({count} episodes, records to {run.out}/)", port
+    )

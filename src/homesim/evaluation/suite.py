@@ -80,6 +80,48 @@ class Replay:
         return len(self.actions)
 
 
+@dataclass
+class GameView:
+    """What a person playing sees now (`Game.view`)."""
+
+    text: str  # the task, directives, and what the last action did (text games: everything read so far)
+    image: Any = None  # the egocentric RGB view, (H, W, 3) uint8, or None (text games)
+    commands: list[str] = field(default_factory=list)  # the commands that can be said now (text games)
+    step: int = 0
+    message: str = ""  # why the last action failed ("" when it did not)
+
+
+class Game(Protocol):
+    """One episode played by a person in the browser (`PersonPlay.game` makes it), under its suite's protocol."""
+
+    episode: Any  # the episode played
+    over: bool  # the episode ended (stopped, won, or a limit)
+
+    def view(self) -> GameView: ...
+
+    def act(self, action: str, pixel: tuple[int, int] | None = None) -> None:
+        """An action (an aimed one with the (row, column) clicked on the view), or a command said."""
+
+    def record(self) -> EpisodeRecord: ...  # the episode's record, as an evaluation writes it
+
+    def demonstration(self) -> object | None: ...  # the episode with the person's play as its demonstration
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class PersonPlay:
+    """How a person plays the suite in the browser (`homesim play --web`): a key for each action that needs no
+    aim; a click on the view for those aimed at what is under the cursor; or commands typed."""
+
+    keys: Mapping[str, str]  # a key (as the browser names it: "ArrowUp", "q", "Enter") -> the action it takes
+    aimed: tuple[str, ...]  # actions aimed by a click on the view (turned into the pixel mask there)
+    typed: bool  # commands are typed, the admissible ones offered
+    # (episode, scenes, split, the run's suite options) -> a game of that episode
+    game: Callable[[Any, Mapping[str, Any], str, Mapping[str, object]], Game]
+    settings: Mapping[str, object] = field(default_factory=dict)  # a person's run.json beyond the suite's defaults
+
+
 @dataclass(frozen=True)
 class RecordDrawing:
     """How a recorded episode is drawn (`homesim render-episode RECORDS`; the viewer)."""
@@ -142,6 +184,7 @@ class Suite:
     episode_id: Callable[[Any], str] = lambda episode: episode.id
     replay: Callable[[Any, Mapping[str, Any], EpisodeRecord | None, Mapping[str, object]], Replay] | None = None
     success: str = "task_success"  # the summary's figure of the share of episodes that succeeded (plots)
+    person: PersonPlay | None = None  # how a person plays it in the browser (homesim play --web)
 
     def public(self, episode: object) -> dict:
         """An episode as an agent may see it: its `to_dict()` without the hidden fields."""

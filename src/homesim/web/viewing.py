@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from homesim.datasets.folder import is_dataset
-from homesim.datasets.sources import read_episodes
+from homesim.datasets.sources import Episodes, read_episodes
 from homesim.errors import DataError
 from homesim.evaluation.evaluate import EvaluationConfig, read_run, summary_of
 from homesim.evaluation.records import EpisodeRecord, NotPlayable, read_records
@@ -130,11 +130,9 @@ def _run(index: int, folder: Path, episodes: Sequence[Path], layouts: Path | Non
                   missing if absent else "")  # fmt: skip
 
 
-def _dataset(index: int, folder: Path) -> Source:
-    """A dataset's episodes, one row each; their groups are those of the record of the episode unplayed
-    (`Suite.failed`), which carries its kinds as a played one would."""
-    read = read_episodes(folder)
-    suite = suite_named(read.suite)
+def episode_rows(index: int, read: Episodes, suite: Suite) -> list[Row]:
+    """A row per episode of a source, in its suite's order; their groups are those of the record of the episode
+    unplayed (`Suite.failed`), which carries its kinds as a played one would."""
     items = suite.work_items(read.splits, EvaluationConfig(suite=suite.name))
     rows, seen = [], set()
     for item in items:
@@ -148,7 +146,13 @@ def _dataset(index: int, folder: Path) -> Source:
             Row(index, len(rows) + 1, split, suite.episode_id(episode), 0, kinds.task_type, _groups(suite, kinds),
                 None, kinds.reference_length, DEMONSTRATIONS, None, episode)
         )  # fmt: skip
-    return Source(index, folder, "dataset", suite, DEMONSTRATIONS, rows, read.scenes)
+    return rows
+
+
+def _dataset(index: int, folder: Path) -> Source:
+    read = read_episodes(folder)
+    suite = suite_named(read.suite)
+    return Source(index, folder, "dataset", suite, DEMONSTRATIONS, episode_rows(index, read, suite), read.scenes)
 
 
 def load_sources(paths: Sequence[Path], episodes: Sequence[Path] = (), layouts: Path | None = None) -> list[Source]:

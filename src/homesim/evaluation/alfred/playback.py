@@ -238,7 +238,9 @@ def alfred_replay(
     positions = [(s.agents[0].x, s.agents[0].z) for s in states]
     met = [goal_conditions(scene, s, episode.goal) for s in states]
     directives = annotation.high_descs if annotation else ()
-    names = [f"{g.action}: {directives[k]}" if k < len(directives) else g.action for k, g in enumerate(episode.subgoals)]
+    names = [
+        f"{g.action}: {directives[k]}" if k < len(directives) else g.action for k, g in enumerate(episode.subgoals)
+    ]
     if record is None:
         indices = list(episode.expert_subgoal_index)
         segments = indices[:1] + indices

@@ -19,11 +19,16 @@ from homesim.evaluation.alfred.text_runner import run_text_episode
 from homesim.evaluation.metrics import ALFRED_METRICS
 from homesim.evaluation.records import EpisodeRecord, unplayed_record
 from homesim.evaluation.runner import run_episode
-from homesim.evaluation.suite import Comparison, RecordDrawing, Suite
+from homesim.evaluation.suite import Comparison, PersonPlay, RecordDrawing, Suite
 from homesim.tasks.alfred import goal_conditions
+from homesim.world.actions import INTERACT_ACTIONS, LOOK_DOWN, LOOK_UP, MOVE_AHEAD, ROTATE_LEFT, ROTATE_RIGHT, STOP
 from homesim.world.scene import Scene
 
-INTERFACES = ("embodied", "text")  # ALFRED's actions, or ALFWorld's text game over the same episodes
+INTERFACES = ("embodied", "text")
+PERSON_KEYS = {
+    "ArrowUp": MOVE_AHEAD, "w": MOVE_AHEAD, "ArrowLeft": ROTATE_LEFT, "a": ROTATE_LEFT,
+    "ArrowRight": ROTATE_RIGHT, "d": ROTATE_RIGHT, "q": LOOK_UP, "e": LOOK_DOWN, "Enter": STOP,
+}  # fmt: skip  # ALFRED's actions, or ALFWorld's text game over the same episodes
 
 if TYPE_CHECKING:
     from homesim.evaluation.evaluate import EvaluationConfig
@@ -122,6 +127,12 @@ def _replay(episode, scenes, record, options):
     return alfred_replay(episode, scenes, record, options)
 
 
+def _game(episode, scenes, split, options):
+    from homesim.evaluation.alfred.person import AlfredGame
+
+    return AlfredGame(episode, scenes, split, options)
+
+
 ALFRED = Suite(
     name=AlfredEpisode.suite,
     title="ALFRED",
@@ -148,4 +159,11 @@ ALFRED = Suite(
     observation_text=observation_text,
     drawing=RecordDrawing((".mp4", ".gif"), _draw),
     replay=_replay,
+    person=PersonPlay(
+        keys=PERSON_KEYS,
+        aimed=INTERACT_ACTIONS,
+        typed=False,
+        game=_game,
+        settings={"interaction": "mask", "pixels": ["rgb"]},
+    ),
 )

@@ -29,8 +29,8 @@ from homesim.evaluation.handmethat.metrics import HANDMETHAT_METRICS
 from homesim.evaluation.handmethat.playback import handmethat_replay
 from homesim.evaluation.handmethat.report import compare_runs, handmethat_table
 from homesim.evaluation.records import EpisodeRecord, unplayed_record
-from homesim.evaluation.runner import ask_agent, reset_agent
-from homesim.evaluation.suite import Comparison, OptionError, Suite
+from homesim.evaluation.runner import Play, ask_agent, reset_agent
+from homesim.evaluation.suite import Comparison, OptionError, PersonPlay, Suite
 
 if TYPE_CHECKING:
     from homesim.evaluation.evaluate import EvaluationConfig
@@ -66,7 +66,7 @@ def run_handmethat_episode(env: HandMeThatEnv, agent: Agent, episode: HandMeThat
     hints = getattr(agent, "needs_expert_hints", False)
     oracle = getattr(agent, "needs_oracle", None)
     told = {"oracle": ORACLES[oracle](episode)} if oracle else {}
-    commands, success, failures = [], [], []
+    played = Play()
     terminated = truncated = False
     broken = reset_agent(agent, lambda: task)
 
@@ -88,19 +88,21 @@ def run_handmethat_episode(env: HandMeThatEnv, agent: Agent, episode: HandMeThat
             reply, problem = ask_agent(agent, seen)
             command = reply.action if isinstance(reply, AgentAction) else reply
         text, _, terminated, truncated, info = env.step(command)
-        commands.append([command if isinstance(command, str) else repr(command), None])
-        success.append(info["last_command_success"])
-        if not info["last_command_success"]:
-            failures.append([len(commands) - 1, problem or info["problem"]])
-    stopped = terminated and not info["won"]
+        said = command if isinstance(command, str) else repr(command)
+        played.keep(said, None, info["last_command_success"], problem or info["problem"])
+    return handmethat_record(episode, split, played, info, terminated and not info["won"])
+
+
+def handmethat_record(episode: HandMeThatEpisode, split: str, played: Play, info: dict, stopped: bool) -> EpisodeRecord:
+    """An episode's record from the commands said and the env's last `info` (won, score, moves, questions)."""
     return EpisodeRecord(
         episode_id=episode.id,
         annotation=0,
         split=split,
         task_type=episode.quest_type,
-        actions=commands,
-        action_success=success,
-        failures=failures,
+        actions=played.actions,
+        action_success=played.success,
+        failures=played.failures,
         conditions_met=int(info["won"]),
         conditions_total=1,
         goal_satisfied=info["won"],
@@ -165,6 +167,12 @@ def options(given: Mapping[str, object], own: Mapping[str, object]) -> dict:
     return {"observability": observability}
 
 
+def _game(episode, scenes, split, options):
+    from homesim.evaluation.handmethat.person import HandMeThatGame
+
+    return HandMeThatGame(episode, scenes, split, options)
+
+
 HANDMETHAT = Suite(
     name=HandMeThatEpisode.suite,
     title="HandMeThat",
@@ -191,4 +199,5 @@ HANDMETHAT = Suite(
     observation_text=lambda observation: str(observation["text"]),
     replay=handmethat_replay,
     success="success_rate",
+    person=PersonPlay(keys={}, aimed=(), typed=True, game=_game),
 )

@@ -132,7 +132,10 @@ def objectnav_replay(
     if record is None:
         actions, reasons = list(episode.reference_actions), {}
     else:
-        actions, reasons = [name for name, _ in record.actions] + (["STOP"] if record.stopped else []), dict(record.failures)
+        actions, reasons = (
+            [name for name, _ in record.actions] + (["STOP"] if record.stopped else []),
+            dict(record.failures),
+        )
     poses = _poses(scene, episode, actions)
     shortest = _trail(_poses(scene, episode, list(episode.reference_actions)))
     grid = nav_grid(scene, LOCOBOT)
@@ -152,8 +155,12 @@ def objectnav_replay(
     if record is None:
         ending = "the shortest path's reference"
     else:
-        failed = [name for name in record.measures.get("required", ()) if not record.measures.get("criteria", {}).get(name)]
-        ending = f"{record.end_reason}: " + ("success" if record.goal_satisfied else f"failure ({', '.join(failed)} failed)")
+        failed = [
+            name for name in record.measures.get("required", ()) if not record.measures.get("criteria", {}).get(name)
+        ]
+        ending = f"{record.end_reason}: " + (
+            "success" if record.goal_satisfied else f"failure ({', '.join(failed)} failed)"
+        )
     return Replay(
         title=f"find a {episode.object_category}",
         notes=(f"{episode.difficulty}: {episode.geodesic_distance:.2f} m from the start to the nearest view point",),

@@ -22,8 +22,8 @@ from homesim.envs.objectnav import CATEGORY_NAMES, ObjectNavEnv, episode_measure
 from homesim.evaluation.objectnav.metrics import OBJECTNAV_METRICS
 from homesim.evaluation.objectnav.report import objectnav_table
 from homesim.evaluation.records import EpisodeRecord, unplayed_record
-from homesim.evaluation.runner import ask_agent, reset_agent
-from homesim.evaluation.suite import OptionError, RecordDrawing, Suite
+from homesim.evaluation.runner import Play, ask_agent, reset_agent
+from homesim.evaluation.suite import OptionError, PersonPlay, RecordDrawing, Suite
 from homesim.tasks.objectnav import ObjectNavEpisode
 from homesim.tasks.objectnav_criteria import CRITERIA, DEFAULT_CRITERIA, SUCCESS_DISTANCE, parse_criteria
 from homesim.world.scene import Scene
@@ -83,7 +83,7 @@ class ObjectNavRunner:
         episode = self.splits[split][index]
         observation, info = self.env.reset(options={"episode": episode})
         broken = reset_agent(self.agent, lambda: task_spec(episode))
-        actions, success, failures = [], [], []
+        played = Play()
         terminated = truncated = False
         while not (terminated or truncated):
             answer, problem = None, broken
@@ -95,28 +95,30 @@ class ObjectNavRunner:
             observation, _, terminated, truncated, info = self.env.step(answer)
             if terminated:
                 break
-            actions.append([info["last_action"], None])
-            success.append(info["last_action_success"])
-            if not info["last_action_success"]:
-                failures.append([len(actions) - 1, problem or info["last_action_message"]])
-        return EpisodeRecord(
-            episode_id=episode.episode_id,
-            annotation=0,
-            split=split,
-            task_type=episode.object_category,
-            actions=actions,
-            action_success=success,
-            failures=failures,
-            conditions_met=int(info["success"]),
-            conditions_total=1,
-            goal_satisfied=info["success"],
-            path_length=len(actions),
-            reference_length=len(episode.reference_actions),
-            stopped=terminated,
-            end_reason="stop" if terminated else "max_steps",
-            suite="objectnav",
-            measures=info["measures"],
-        )
+            played.keep(info["last_action"], None, info["last_action_success"], problem or info["last_action_message"])
+        return objectnav_record(episode, split, played, info, terminated)
+
+
+def objectnav_record(episode: ObjectNavEpisode, split: str, played: Play, info: dict, stopped: bool) -> EpisodeRecord:
+    """An episode's record from its steps (the STOP left out) and the env's last `info` (its verdict)."""
+    return EpisodeRecord(
+        episode_id=episode.episode_id,
+        annotation=0,
+        split=split,
+        task_type=episode.object_category,
+        actions=played.actions,
+        action_success=played.success,
+        failures=played.failures,
+        conditions_met=int(info["success"]),
+        conditions_total=1,
+        goal_satisfied=info["success"],
+        path_length=len(played.actions),
+        reference_length=len(episode.reference_actions),
+        stopped=stopped,
+        end_reason="stop" if stopped else "max_steps",
+        suite="objectnav",
+        measures=info["measures"],
+    )
 
 
 def failed_record(
@@ -171,6 +173,17 @@ def _replay(episode, scenes, record, options):
     return objectnav_replay(episode, scenes, record, options)
 
 
+def _game(episode, scenes, split, options):
+    from homesim.evaluation.objectnav.person import ObjectNavGame
+
+    return ObjectNavGame(episode, scenes, split, options)
+
+
+PERSON_KEYS = {
+    "ArrowUp": "MOVE_FORWARD", "w": "MOVE_FORWARD", "ArrowLeft": "TURN_LEFT", "a": "TURN_LEFT",
+    "ArrowRight": "TURN_RIGHT", "d": "TURN_RIGHT", "q": "LOOK_UP", "e": "LOOK_DOWN", "Enter": "STOP",
+}  # fmt: skip
+
 OBJECTNAV = Suite(
     name=ObjectNavEpisode.suite,
     title="ObjectNav",
@@ -197,4 +210,5 @@ OBJECTNAV = Suite(
     episode_id=lambda episode: episode.episode_id,
     replay=_replay,
     success="success",
+    person=PersonPlay(keys=PERSON_KEYS, aimed=(), typed=False, game=_game, settings={"pixels": ["rgb"]}),
 )
