@@ -145,3 +145,30 @@ def play_web(
     serve(
         create_play(suite, source, run), f"homesim play {suite.title} ({count} episodes, records to {run.out}/)", port
     )
+
+
+@app.command("annotate")
+def annotate(
+    dataset: Annotated[Path, typer.Argument(metavar="DATASET", exists=True, help="a dataset folder (dataset.json)")],
+    annotator: Annotated[
+        str, typer.Option("--annotator", envvar="USER", help="your annotator id, saved with what you write")
+    ] = "",
+    port: PortOption = None,
+) -> None:
+    """Write directives for a dataset's demonstrations in the browser, as ALFRED's annotators did: watch each,
+    then write a goal and one instruction per sub-goal segment; saved into the dataset folder."""
+    from homesim.datasets.folder import is_dataset, read_dataset, read_manifest
+    from homesim.datasets.sources import Episodes
+    from homesim.errors import DataError
+    from homesim.evaluation.suites import suite_named
+    from homesim.web.annotate import create_annotate
+
+    if not is_dataset(dataset):
+        raise DataError(str(dataset), "(folder)", "not a dataset folder (no dataset.json): annotations are kept in one")
+    suite = suite_named(read_manifest(dataset)["suite"])
+    if not suite.annotatable:
+        raise DataError(str(dataset / "dataset.json"), "suite", f"{suite.title}'s episodes have no directives to write")
+    splits, scenes = read_dataset(dataset, annotations=False)  # the annotators write their own
+    count = sum(map(len, splits.values()))
+    web_app = create_annotate(dataset, suite, Episodes(splits, scenes, suite.name), annotator)
+    serve(web_app, f"homesim annotate {dataset} ({count} demonstrations)", port)

@@ -185,6 +185,9 @@ class Suite:
     replay: Callable[[Any, Mapping[str, Any], EpisodeRecord | None, Mapping[str, object]], Replay] | None = None
     success: str = "task_success"  # the summary's figure of the share of episodes that succeeded (plots)
     person: PersonPlay | None = None  # how a person plays it in the browser (homesim play --web)
+    # people write its demonstrations' directives (homesim annotate: a goal, and one per sub-goal segment of
+    # its replay's `segments`), kept in the dataset folder (`datasets.annotations`)
+    annotatable: bool = False
 
     def public(self, episode: object) -> dict:
         """An episode as an agent may see it: its `to_dict()` without the hidden fields."""

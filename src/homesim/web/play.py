@@ -70,7 +70,7 @@ class PersonRun:
         self.demos, self.scenes = {}, dict(source.scenes)
         folder = out / "demonstrations"
         if is_dataset(folder):
-            self.demos, scenes = read_dataset(folder)
+            self.demos, scenes = read_dataset(folder, annotations=False)  # directives written there stay apart
             self.scenes |= scenes
 
     def add(self, record: EpisodeRecord, demonstration: object | None) -> int:

@@ -18,6 +18,8 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, FileSystemLoader
 
+from homesim.evaluation.suite import Replay
+from homesim.render.context import RenderingUnavailable
 from homesim.render.pictures import png
 
 HERE = Path(__file__).parent
@@ -63,13 +65,30 @@ def png_response(picture: np.ndarray) -> Response:
 
 
 class DrawingThread:
-    """The one thread that uses OpenGL: `run(f, ...)` calls f there and waits for its answer."""
+    """The one thread that uses OpenGL: `run(f, ...)` calls f there and waits for its answer; `picture` draws a
+    replay's step with a renderer of its camera, one made per camera and kept."""
 
     def __init__(self) -> None:
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="homesim-drawing")
+        self.renderers: dict[tuple, object] = {}  # by camera settings; made and used on the drawing thread only
 
     def run(self, function: Callable[..., T], *args: object) -> T:
         return self.pool.submit(function, *args).result()
+
+    def picture(self, replay: Replay, step: int, image: str) -> np.ndarray:
+        """The replay's `image` at `step`; a 503 page when no OpenGL context can be made here."""
+        try:
+            return self.run(lambda: replay.image(step, image, self._renderer(replay.camera)))
+        except RenderingUnavailable as e:
+            raise HTTPException(503, str(e)) from None
+
+    def _renderer(self, camera: dict):
+        from homesim.render.renderer import Renderer
+
+        key = tuple(sorted(camera.items()))
+        if key not in self.renderers:
+            self.renderers[key] = Renderer(**camera)
+        return self.renderers[key]
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)

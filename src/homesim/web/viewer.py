@@ -21,7 +21,6 @@ from fastapi.responses import HTMLResponse
 from homesim.evaluation.plots import breakdown_charts
 from homesim.evaluation.records import NotPlayable
 from homesim.evaluation.suite import Replay
-from homesim.render.context import RenderingUnavailable
 from homesim.web.site import DrawingThread, new_site, page, png_response
 from homesim.web.viewing import Replays, Row, Source, choices, filter_names, filtered, partners
 
@@ -45,7 +44,7 @@ def _polyline(values: Sequence[float | None], steps: int, scale: tuple[float, fl
     return {"pieces": [" ".join(p) for p in pieces], "low": low, "high": high, "last": known[-1] if known else None}
 
 
-def _timeline(replay: Replay) -> list[dict]:
+def timeline(replay: Replay) -> list[dict]:
     """The sub-goal segments as coloured bars: consecutive steps on one sub-goal make one bar."""
     bars: list[dict] = []
     for k, index in enumerate(replay.segments):
@@ -68,17 +67,8 @@ def create_viewer(sources: list[Source]) -> FastAPI:
     replays = Replays(sources)
     drawing = DrawingThread()
     app.router.on_shutdown.append(drawing.close)
-    renderers: dict[tuple, object] = {}  # by camera settings; made and used on the drawing thread only
     charts: dict[int, dict] = {}
     charts_lock = threading.Lock()
-
-    def renderer(camera: dict):
-        from homesim.render.renderer import Renderer
-
-        key = tuple(sorted(camera.items()))
-        if key not in renderers:
-            renderers[key] = Renderer(**camera)
-        return renderers[key]
 
     def source_at(index: int) -> Source:
         if not 0 <= index < len(sources):
@@ -171,7 +161,7 @@ def create_viewer(sources: list[Source]) -> FastAPI:
         for p in shown:
             replay = p["replay"]
             p["series"] = {n: _polyline(v, replay.steps, scales[n]) for n, v in replay.series.items()}
-            p["timeline"] = _timeline(replay)
+            p["timeline"] = timeline(replay)
 
     @app.get("/s/{index}/{number}", response_class=HTMLResponse)
     def episode_page(request: Request, index: int, number: int, compare: int | None = None, step: int = 0):
@@ -203,10 +193,7 @@ def create_viewer(sources: list[Source]) -> FastAPI:
             raise HTTPException(
                 404, f"no picture {image!r} of this episode; it has {', '.join(replay.images) or 'none'}"
             )
-        try:
-            return png_response(drawing.run(lambda: replay.image(step, image, renderer(replay.camera))))
-        except RenderingUnavailable as e:
-            raise HTTPException(503, str(e)) from None
+        return png_response(drawing.picture(replay, step, image))
 
     @app.get("/s/{index}/{number}/map/{step}.png")
     def top_down(index: int, number: int, step: int):

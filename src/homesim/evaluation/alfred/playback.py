@@ -22,7 +22,7 @@ from homesim.render.renderer import ALFRED, Renderer
 from homesim.render.topdown import top_down_map
 from homesim.render.video import FORMATS, episode_frames, write_video
 from homesim.tasks.alfred import AlfredGoal, Subgoal, goal_conditions
-from homesim.world.actions import Action
+from homesim.world.actions import INTERACT_ACTIONS, Action
 from homesim.world.catalog import Catalog, alfred_catalog
 from homesim.world.dynamics import step
 from homesim.world.scene import Box, Scene
@@ -176,6 +176,23 @@ def _progress(scene: Scene, states: list[State], subgoals: tuple[Subgoal, ...]) 
     return reached
 
 
+def segment_kinds(episode: AlfredEpisode) -> list[str]:
+    """What each sub-goal segment of the demonstration does: ALFRED's sub-goal (GotoLocation, HeatObject, ...),
+    or, for a demonstration without a plan (a person's), its interactions, or "navigation"."""
+    count = max(len(episode.subgoals), max(episode.expert_subgoal_index, default=-1) + 1)
+    kinds = []
+    for k in range(count):
+        if k < len(episode.subgoals):
+            kinds.append(episode.subgoals[k].action)
+            continue
+        done = [
+            a.name for a, high in zip(episode.expert_actions, episode.expert_subgoal_index, strict=True) if high == k
+        ]
+        used = [name for name in dict.fromkeys(done) if name in INTERACT_ACTIONS]
+        kinds.append(", ".join(used) or "navigation")
+    return kinds
+
+
 def _text_replay(episode: AlfredEpisode, scene: Scene, record: EpisodeRecord) -> Replay:
     """A text-game record: its commands said again in the ALFWorld-style game, the game's answers kept."""
     from homesim.envs.alfred.text import AlfredTextEnv
@@ -239,7 +256,7 @@ def alfred_replay(
     met = [goal_conditions(scene, s, episode.goal) for s in states]
     directives = annotation.high_descs if annotation else ()
     names = [
-        f"{g.action}: {directives[k]}" if k < len(directives) else g.action for k, g in enumerate(episode.subgoals)
+        f"{kind}: {directives[k]}" if k < len(directives) else kind for k, kind in enumerate(segment_kinds(episode))
     ]
     if record is None:
         indices = list(episode.expert_subgoal_index)

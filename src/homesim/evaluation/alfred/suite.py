@@ -159,6 +159,7 @@ ALFRED = Suite(
     observation_text=observation_text,
     drawing=RecordDrawing((".mp4", ".gif"), _draw),
     replay=_replay,
+    annotatable=True,
     person=PersonPlay(
         keys=PERSON_KEYS,
         aimed=INTERACT_ACTIONS,

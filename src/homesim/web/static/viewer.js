@@ -72,6 +72,12 @@ playButton.addEventListener("click", () => (timer ? stop() : play()));
 for (const radio of document.querySelectorAll("input[name=picture]")) {
   radio.addEventListener("change", () => show(+slider.value));
 }
+for (const part of document.querySelectorAll(".timeline [data-first], .segments [data-first]")) {
+  part.addEventListener("click", () => {  // a sub-goal's bar or name: to its first step
+    slider.value = part.dataset.first;
+    show(+slider.value);
+  });
+}
 for (const row of document.querySelectorAll("tr[data-step]")) {
   row.addEventListener("click", () => {
     slider.value = row.dataset.step;
@@ -79,7 +85,7 @@ for (const row of document.querySelectorAll("tr[data-step]")) {
   });
 }
 document.addEventListener("keydown", (event) => {
-  if (event.target.tagName === "INPUT" && event.target.type !== "range") return;
+  if (event.target.tagName === "TEXTAREA" || (event.target.tagName === "INPUT" && event.target.type !== "range")) return;
   if (event.key === " ") {
     event.preventDefault();
     timer ? stop() : play();
