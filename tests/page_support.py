@@ -1,5 +1,5 @@
 """Serving homesim's pages in a test: a served command's address, stopping it, and screenshots of the pages
-(saved in the folder HOMESIM_SCREENSHOTS names, when it is set)."""
+(saved in the folder HOMESIM_SCREENSHOTS names, when it is set: docs/screenshots holds the README's)."""
 
 from __future__ import annotations
 
@@ -39,6 +39,11 @@ def stop(process: subprocess.Popen) -> None:
 
 
 def shot(page, name: str) -> None:
+    """The page as far as the window shows it, as a small PNG (256 colours) in the HOMESIM_SCREENSHOTS folder."""
     if SHOTS:
+        from PIL import Image
+
         os.makedirs(SHOTS, exist_ok=True)
-        page.screenshot(path=os.path.join(SHOTS, f"{name}.png"), full_page=True)
+        path = os.path.join(SHOTS, f"{name}.png")
+        page.screenshot(path=path)
+        Image.open(path).convert("RGB").quantize(256).save(path, optimize=True)
