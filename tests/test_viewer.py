@@ -206,3 +206,21 @@ def test_a_taken_port_gives_the_next_free_one():
         with listening_socket(port) as sock:
             host, given = sock.getsockname()
             assert host == "127.0.0.1" and given > port
+
+
+def test_a_text_game_record_is_a_transcript_and_a_mask_record_says_why_it_cannot_be_drawn(alfred_runs, tmp_path):
+    read = read_episodes(alfred_runs["dataset"], split="train")
+    small = {"train": read.splits["train"][:2]}
+    evaluate(small, read.scenes, EvaluationConfig(interface="text"), tmp_path / "text")
+    evaluate(
+        small, read.scenes, EvaluationConfig(agent="random", interaction="mask", pixels=("rgb",)), tmp_path / "mask"
+    )
+    sources = load_sources([tmp_path / "text", tmp_path / "mask"], [alfred_runs["dataset"]])
+    client = TestClient(create_viewer(sources))
+    for row in sources[0].rows:
+        replay = Replays(sources).of(row)
+        assert replay.success == [True, *row.record.action_success] and replay.images == ()
+        assert len(replay.transcript) == len(row.record.actions) + 1 and replay.transcript[1].startswith("> ")
+    assert "You are in the middle of a room" in client.get("/s/0/1").text
+    page = client.get("/s/1/1")
+    assert page.status_code == 200 and "aims its interactions by masks" in page.text
