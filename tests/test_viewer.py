@@ -49,6 +49,8 @@ def test_a_path_that_is_neither_a_run_nor_a_dataset_is_one_line_and_nothing_is_s
         " (dataset.json)"
     ]
     assert "http://" not in result.output
+    result = CliRunner().invoke(app, ["view", str(tmp_path), "--episodes", str(tmp_path / "notes.txt")])
+    assert result.exit_code == 1 and "notes.txt: (file): not valid JSON" in result.output
 
 
 def test_the_table_filters_by_success_source_split_and_task_type(viewed, alfred_runs):

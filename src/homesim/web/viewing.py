@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from homesim.datasets.folder import is_dataset
-from homesim.datasets.sources import Episodes, read_episodes
+from homesim.datasets.sources import Episodes, kind_of, read_episodes
 from homesim.errors import DataError
 from homesim.evaluation.evaluate import EvaluationConfig, read_run, summary_of
 from homesim.evaluation.records import EpisodeRecord, NotPlayable, read_records
@@ -158,6 +158,8 @@ def _dataset(index: int, folder: Path) -> Source:
 def load_sources(paths: Sequence[Path], episodes: Sequence[Path] = (), layouts: Path | None = None) -> list[Source]:
     """Every path as a source, in order; a path that is neither a run nor a dataset folder is a DataError. A
     run's episodes are found in the first of `episodes` that holds its suite's."""
+    for path in episodes:
+        kind_of(path)  # a DataError for a path that holds no episodes at all
     found: dict[str, Found] = {}
     sources = []
     for path in paths:
