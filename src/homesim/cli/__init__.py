@@ -3,6 +3,7 @@
 from homesim.cli import (  # noqa: F401  (registers the sub-commands)
     agents,
     alfred,
+    browser,
     demo,
     evaluate,
     handmethat,

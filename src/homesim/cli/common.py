@@ -61,7 +61,7 @@ def group(name: str, help: str) -> typer.Typer:
 
 
 generate_app = group("generate", "Generate datasets: new tasks with expert demonstrations and directives.")
-play_app = group("play", "Play a benchmark yourself in the terminal (a human baseline).")
+play_app = group("play", "Play a benchmark yourself, in the terminal or (--web SUITE) the browser: a human baseline.")
 
 console = Console(width=None if sys.stdout.isatty() else 150)  # piped output: wide tables, no wrapping
 

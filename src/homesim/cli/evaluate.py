@@ -276,6 +276,15 @@ def report_command(
             help="draw the training curves of the checkpoints given (their .log.jsonl, or the logs) to this PNG"
         ),
     ] = None,
+    figures: Annotated[
+        Path | None,
+        typer.Option(
+            "--figures",
+            file_okay=False,
+            help="write result plots here as PNG: success per task type / level / category with 95% CI bars"
+            " (several runs: a folder each)",
+        ),
+    ] = None,
 ) -> None:
     """Recompute an evaluation's summary from its records, print it, and check it against summary.json;
     with several evaluations (or --table), compare them in one table; with --plot, draw training curves."""
@@ -296,6 +305,8 @@ def report_command(
         except (OSError, DataError, TypeError, ValueError) as e:
             console.print(f"[red]cannot read the evaluation in {out}:[/] {e}")
             raise typer.Exit(1) from e
+    if figures is not None:
+        _write_figures(loaded, figures)
     first = suite_named(loaded[0][1].suite)  # its own tables first, then the other suites'
     tables = {c.name: (suite, c) for suite in sorted(SUITES.values(), key=lambda s: s != first) for c in suite.comparisons}
     tables |= {name: (first, c) for name, c in any_suite_comparisons().items()}  # the llm table, of the first run's suite
@@ -331,6 +342,18 @@ def _plot(checkpoints: list[Path], out: Path) -> None:
     drawn = plot_curves(logs, out)
     steps = ", ".join(f"{name}: step {log[-1]['step']}" for name, log in logs.items())
     console.print(f"{', '.join(drawn)} of {', '.join(str(log_of(c)) for c in checkpoints)} ({steps}) drawn to {out}")
+def _write_figures(loaded: list, out: Path) -> None:
+    """Each run's result plots (`evaluation.plots`) as PNG files in `out` (several runs: `out/<n>-<folder>/`)."""
+    from homesim.evaluation.evaluate import summary_of
+    from homesim.evaluation.plots import breakdown_charts, write_charts
+    from homesim.evaluation.suites import suite_named
+
+    for number, (folder, config, records) in enumerate(loaded, start=1):
+        suite = suite_named(config.suite)
+        splits = summary_of(records, config)["splits"]
+        charts = breakdown_charts(splits, suite.success, list(suite.metrics.breakdowns))
+        written = write_charts(charts, out if len(loaded) == 1 else out / f"{number}-{folder.name}")
+        console.print(f"{len(written)} plots of {folder} written to {written[0].parent if written else out}/")
 
 
 def _compare(loaded: list, suite, comparison, split: str | None, json_out: Path | None) -> None:

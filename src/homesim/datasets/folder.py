@@ -4,6 +4,7 @@
       dataset.json             {"version": 1, "suite": "alfred", "splits": {"valid_seen": 251, ...}, "source": ...}
       scenes/<scene id>.json   one `Scene.to_dict()` per scene the episodes use
       <split>.jsonl.gz         one episode per line: the suite's episode type's `to_dict()`
+      annotations/<split>.jsonl  directives people wrote for its demonstrations (`datasets.annotations`)
 
 A suite's episode type (`EPISODE_TYPES`, by the `suite` each declares) has `to_dict()`, `from_dict(data)` and
 `scene_id` (None for an episode that carries its own world, as HandMeThat's do).
@@ -19,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from homesim.datasets.alfred.episode import AlfredEpisode
+from homesim.datasets.annotations import with_annotations
 from homesim.datasets.handmethat.episode import HandMeThatEpisode
 from homesim.errors import DataError
 from homesim.tasks.objectnav import ObjectNavEpisode
@@ -80,10 +82,11 @@ def read_manifest(path: str | Path) -> dict:
 
 
 def read_dataset(
-    path: str | Path, split: str | None = None, suite: str | None = None
+    path: str | Path, split: str | None = None, suite: str | None = None, annotations: bool = True
 ) -> tuple[dict[str, list], dict[str, Scene]]:
     """The episodes of a dataset folder (every split, or one), and the scenes they use. With `suite`, a
-    folder of another suite is refused."""
+    folder of another suite is refused. The directives people wrote for them (`datasets.annotations`) are
+    added to their own, unless `annotations` is False (to write the folder again: they stay apart)."""
     path = Path(path)
     manifest_file = path / "dataset.json"
     manifest = read_manifest(path)
@@ -109,6 +112,8 @@ def read_dataset(
             raise DataError(str(file), "(file)", f"unreadable: {e}") from e
         except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as e:
             raise DataError(f"{file}:{number}", "(episode)", f"not an episode: {e!r}") from e
+        if annotations:
+            splits[name] = with_annotations(path, name, splits[name])
     scenes = {}
     for scene_id in sorted(_scene_ids(splits)):
         file = path / "scenes" / f"{scene_id}.json"

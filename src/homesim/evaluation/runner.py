@@ -96,6 +96,13 @@ class Play:
     done: bool = False
     info: dict = field(default_factory=dict)
 
+    def keep(self, action: object, target: object, success: bool, why: str) -> None:
+        """One step as the record holds it: the action and its target, whether it worked, and if not, why."""
+        self.actions.append([action, target])
+        self.success.append(success)
+        if not success:
+            self.failures.append([len(self.actions) - 1, why])
+
     def end_reason(self, env: AlfredEnv) -> str:
         if self.done:
             return "subgoal_done"
@@ -139,10 +146,10 @@ def play(
         if result.stopped:
             break
         target = answer.get("target") if isinstance(answer, dict) else None
-        result.actions.append([result.info["last_action"], _written(target)])
-        result.success.append(result.info["last_action_success"])
-        if not result.info["last_action_success"]:
-            result.failures.append([len(result.actions) - 1, problem or result.info["last_action_message"]])
+        info = result.info
+        result.keep(
+            info["last_action"], _written(target), info["last_action_success"], problem or info["last_action_message"]
+        )
         result.done = finished()
     return result
 

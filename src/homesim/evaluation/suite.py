@@ -58,6 +58,77 @@ class Comparison:
     ]
 
 
+IMAGES = ("rgb", "depth", "segmentation", "mask")  # the egocentric pictures a replay may draw, for people
+
+
+@dataclass
+class Replay:
+    """An episode played again step by step for people (`homesim view`): step 0 is the start, step k follows
+    the k-th action. Pictures are drawn on demand (`image`, `top_down`) with a renderer of the `camera`
+    settings that the caller keeps (one OpenGL context serves every replay); text games have none."""
+
+    title: str  # the task as the agent was told it
+    notes: tuple[str, ...]  # more of the episode: directives, the human's actions and request, ...
+    actions: list[str]  # per step, what was done ("start" at step 0)
+    success: list[bool]  # per step, whether it worked
+    messages: list[str]  # per step, why it failed ("" where it did not)
+    ending: str  # how the episode ended, in a line
+    images: tuple[str, ...] = ()  # the pictures `image` draws, some of IMAGES
+    camera: dict = field(default_factory=dict)  # the `render.Renderer` settings `image` needs
+    image: Callable[[int, str, Any], Any] | None = None  # (step, picture, renderer) -> (H, W, 3) uint8
+    top_down: Callable[[int], Any] | None = None  # step -> the map with the path so far and the goals, uint8
+    series: dict[str, list[float | None]] = field(default_factory=dict)  # figures per step, by name
+    segments: list[int] = field(default_factory=list)  # per step, the sub-goal worked on (index of `segment_names`)
+    segment_names: list[str] = field(default_factory=list)
+    transcript: list[str] = field(default_factory=list)  # per step, the text read and said (text games)
+
+    @property
+    def steps(self) -> int:
+        return len(self.actions)
+
+
+@dataclass
+class GameView:
+    """What a person playing sees now (`Game.view`)."""
+
+    text: str  # the task, directives, and what the last action did (text games: everything read so far)
+    image: Any = None  # the egocentric RGB view, (H, W, 3) uint8, or None (text games)
+    commands: list[str] = field(default_factory=list)  # the commands that can be said now (text games)
+    step: int = 0
+    message: str = ""  # why the last action failed ("" when it did not)
+
+
+class Game(Protocol):
+    """One episode played by a person in the browser (`PersonPlay.game` makes it), under its suite's protocol."""
+
+    episode: Any  # the episode played
+    over: bool  # the episode ended (stopped, won, or a limit)
+
+    def view(self) -> GameView: ...
+
+    def act(self, action: str, pixel: tuple[int, int] | None = None) -> None:
+        """An action (an aimed one with the (row, column) clicked on the view), or a command said."""
+
+    def record(self) -> EpisodeRecord: ...  # the episode's record, as an evaluation writes it
+
+    def demonstration(self) -> object | None: ...  # the episode with the person's play as its demonstration
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class PersonPlay:
+    """How a person plays the suite in the browser (`homesim play --web`): a key for each action that needs no
+    aim; a click on the view for those aimed at what is under the cursor; or commands typed."""
+
+    keys: Mapping[str, str]  # a key (as the browser names it: "ArrowUp", "q", "Enter") -> the action it takes
+    aimed: tuple[str, ...]  # actions aimed by a click on the view (turned into the pixel mask there)
+    typed: bool  # commands are typed, the admissible ones offered
+    # (episode, scenes, split, the run's suite options) -> a game of that episode
+    game: Callable[[Any, Mapping[str, Any], str, Mapping[str, object]], Game]
+    settings: Mapping[str, object] = field(default_factory=dict)  # a person's run.json beyond the suite's defaults
+
+
 @dataclass(frozen=True)
 class RecordDrawing:
     """How a recorded episode is drawn (`homesim render-episode RECORDS`; the viewer)."""
@@ -155,6 +226,15 @@ class Suite:
             return next(iter(found)).load()(config, self)
         named = dict(self.agents) | {e.name: None for e in entry_points(group=AGENTS)}
         return make_agent(config.agent, config.seed, named, self.name, self.stop_action)
+    # the viewer (homesim view): an episode's id, and (episode, scenes, its record or None for its
+    # demonstration, the run's options) -> the episode played again step by step
+    episode_id: Callable[[Any], str] = lambda episode: episode.id
+    replay: Callable[[Any, Mapping[str, Any], EpisodeRecord | None, Mapping[str, object]], Replay] | None = None
+    success: str = "task_success"  # the summary's figure of the share of episodes that succeeded (plots)
+    person: PersonPlay | None = None  # how a person plays it in the browser (homesim play --web)
+    # people write its demonstrations' directives (homesim annotate: a goal, and one per sub-goal segment of
+    # its replay's `segments`), kept in the dataset folder (`datasets.annotations`)
+    annotatable: bool = False
 
     def public(self, episode: object) -> dict:
         """An episode as an agent may see it: its `to_dict()` without the hidden fields."""

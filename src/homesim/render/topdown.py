@@ -118,9 +118,14 @@ def top_down_map(
     agent: int = 0,
     pixels_per_metre: float = 48.0,
     catalog: Catalog | None = None,
+    goals: Sequence[Box] = (),
 ) -> np.ndarray:
-    """The map as an (H, W, 3) uint8 image; `trajectory` is the agent's (x, z) positions so far."""
+    """The map as an (H, W, 3) uint8 image; `trajectory` is the agent's (x, z) positions so far; `goals`
+    are outlined (the objects a task names)."""
     canvas = _floor_plan(scene, state, pixels_per_metre, catalog or alfred_catalog())
+    for box in goals:
+        (x0, _, z0), (x1, _, z1) = box.lo, box.hi
+        canvas.line([(x0, z0), (x1, z0), (x1, z1), (x0, z1), (x0, z0)], GOAL_COLOUR, 3)
     if trajectory:
         canvas.line(list(trajectory), PATH_COLOUR)
         canvas.dot(*trajectory[0], START_COLOUR, radius=4)

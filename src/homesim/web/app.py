@@ -7,13 +7,9 @@ submissions' summaries and the phases' rules, never `Episode.data`.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from fastapi import Body, Depends, FastAPI, Form, HTTPException, Request, UploadFile
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
-from fastapi.staticfiles import StaticFiles
-from fastapi.templating import Jinja2Templates
-from jinja2 import Environment, FileSystemLoader
+from fastapi.responses import HTMLResponse, RedirectResponse
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
@@ -23,17 +19,15 @@ from homesim.server import remote
 from homesim.server.challenges import ChallengeError, phase_open, results_visible, team_of
 from homesim.server.models import Challenge, Phase, Submission, Team, now
 from homesim.server.submissions import as_dict, leaderboard, quota_left, remove, rescore, submit
+from homesim.web.site import new_site
 
-HERE = Path(__file__).parent
 MAX_UPLOAD = 32 * 1024 * 1024  # bytes of an action file: far above any test set's actions
 COOKIE = "homesim_token"
 
 
 def create_app(sessions: sessionmaker[Session], patience: float = remote.PATIENCE) -> FastAPI:
     """The app over a database; `patience`: seconds a remote evaluation waits for an agent's action."""
-    app = FastAPI(title="homesim challenges", docs_url="/api/docs", redoc_url=None)
-    templates = Jinja2Templates(env=Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True))
-    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    app, templates = new_site("homesim challenges", accounts=True)
 
     def session():
         with sessions() as s:
@@ -57,12 +51,6 @@ def create_app(sessions: sessionmaker[Session], patience: float = remote.PATIENC
         if found is None or not (own or (not found.hidden and results_visible(found.phase, now()))):
             raise HTTPException(404, f"no submission {submission_id} you may see")
         return found
-
-    @app.exception_handler(HTTPException)
-    async def _error(request: Request, error: HTTPException):
-        if request.url.path.startswith("/api/"):
-            return JSONResponse({"error": error.detail}, status_code=error.status_code)
-        return page(request, "error.html", None, status=error.status_code, message=error.detail)
 
     # --- pages ---------------------------------------------------------------------------------------
 
@@ -170,7 +158,11 @@ def create_app(sessions: sessionmaker[Session], patience: float = remote.PATIENC
 
     @app.get("/api/challenges/{slug}/{phase_slug}/leaderboard")
     def api_leaderboard(
-        slug: str, phase_slug: str, sort: str | None = None, s: Session = Depends(session), team: Team | None = Depends(viewer)
+        slug: str,
+        phase_slug: str,
+        sort: str | None = None,
+        s: Session = Depends(session),
+        team: Team | None = Depends(viewer),
     ):
         phase = find_phase(s, slug, phase_slug)
         rows = leaderboard(s, phase, team, sort)
@@ -258,7 +250,9 @@ def create_app(sessions: sessionmaker[Session], patience: float = remote.PATIENC
         elif verb == "delete":
             remove(s, found)
         elif verb == "choose":
-            for other in s.scalars(select(Submission).where(Submission.phase_id == found.phase_id, Submission.team_id == found.team_id)):
+            for other in s.scalars(
+                select(Submission).where(Submission.phase_id == found.phase_id, Submission.team_id == found.team_id)
+            ):
                 other.chosen = other.id == found.id
         else:
             raise HTTPException(404, f"unknown action {verb!r}: hide, rescore, delete or choose")

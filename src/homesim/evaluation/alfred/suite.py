@@ -20,11 +20,16 @@ from homesim.evaluation.alfred.text_runner import run_text_episode
 from homesim.evaluation.metrics import ALFRED_METRICS
 from homesim.evaluation.records import EpisodeRecord, unplayed_record
 from homesim.evaluation.runner import run_episode
-from homesim.evaluation.suite import Comparison, RecordDrawing, Suite
+from homesim.evaluation.suite import Comparison, PersonPlay, RecordDrawing, Suite
 from homesim.tasks.alfred import goal_conditions
+from homesim.world.actions import INTERACT_ACTIONS, LOOK_DOWN, LOOK_UP, MOVE_AHEAD, ROTATE_LEFT, ROTATE_RIGHT, STOP
 from homesim.world.scene import Scene
 
-INTERFACES = ("embodied", "text")  # ALFRED's actions, or ALFWorld's text game over the same episodes
+INTERFACES = ("embodied", "text")
+PERSON_KEYS = {
+    "ArrowUp": MOVE_AHEAD, "w": MOVE_AHEAD, "ArrowLeft": ROTATE_LEFT, "a": ROTATE_LEFT,
+    "ArrowRight": ROTATE_RIGHT, "d": ROTATE_RIGHT, "q": LOOK_UP, "e": LOOK_DOWN, "Enter": STOP,
+}  # fmt: skip  # ALFRED's actions, or ALFWorld's text game over the same episodes
 
 if TYPE_CHECKING:
     from homesim.evaluation.evaluate import EvaluationConfig
@@ -106,6 +111,18 @@ def _draw(path, number, episodes, layouts, out, fps) -> str:
     return draw_record(path, number, episodes, layouts, out, fps)
 
 
+def _replay(episode, scenes, record, options):
+    from homesim.evaluation.alfred.playback import alfred_replay
+
+    return alfred_replay(episode, scenes, record, options)
+
+
+def _game(episode, scenes, split, options):
+    from homesim.evaluation.alfred.person import AlfredGame
+
+    return AlfredGame(episode, scenes, split, options)
+
+
 ALFRED = Suite(
     name=AlfredEpisode.suite,
     title="ALFRED",
@@ -135,4 +152,13 @@ ALFRED = Suite(
     text_play=TEXT_PLAY,
     task_type=lambda episode: episode.goal.task_type,
     breakdown=BREAKDOWN,
+    replay=_replay,
+    annotatable=True,
+    person=PersonPlay(
+        keys=PERSON_KEYS,
+        aimed=INTERACT_ACTIONS,
+        typed=False,
+        game=_game,
+        settings={"interaction": "mask", "pixels": ["rgb"]},
+    ),
 )

@@ -25,10 +25,11 @@ from homesim.agents.random_agent import RandomAgent
 from homesim.datasets.handmethat.episode import HandMeThatEpisode
 from homesim.envs.handmethat import MAX_STEPS, OBSERVABILITY, HandMeThatEnv
 from homesim.evaluation.handmethat.metrics import HANDMETHAT_METRICS
+from homesim.evaluation.handmethat.playback import handmethat_replay
 from homesim.evaluation.handmethat.report import compare_runs, handmethat_table
 from homesim.evaluation.records import EpisodeRecord, unplayed_record
-from homesim.evaluation.runner import agent_measures, ask_agent, reset_agent
-from homesim.evaluation.suite import Breakdown, Comparison, OptionError, Suite, TextPlay
+from homesim.evaluation.runner import Play, agent_measures, ask_agent, reset_agent
+from homesim.evaluation.suite import Breakdown, Comparison, OptionError, PersonPlay, Suite, TextPlay
 from homesim.language.handmethat import speech
 from homesim.language.handmethat.text import HELP
 
@@ -66,7 +67,7 @@ def run_handmethat_episode(env: HandMeThatEnv, agent: Agent, episode: HandMeThat
     hints = getattr(agent, "needs_expert_hints", False)
     oracle = getattr(agent, "needs_oracle", None)
     told = {"oracle": ORACLES[oracle](episode)} if oracle else {}
-    commands, success, failures = [], [], []
+    played = Play()
     terminated = truncated = False
     broken = reset_agent(agent, lambda: task)
 
@@ -88,19 +89,24 @@ def run_handmethat_episode(env: HandMeThatEnv, agent: Agent, episode: HandMeThat
             reply, problem = ask_agent(agent, seen)
             command = reply.action if isinstance(reply, AgentAction) else reply
         text, _, terminated, truncated, info = env.step(command)
-        commands.append([command if isinstance(command, str) else repr(command), None])
-        success.append(info["last_command_success"])
-        if not info["last_command_success"]:
-            failures.append([len(commands) - 1, problem or info["problem"]])
-    stopped = terminated and not info["won"]
+        said = command if isinstance(command, str) else repr(command)
+        played.keep(said, None, info["last_command_success"], problem or info["problem"])
+    return handmethat_record(episode, split, played, info, terminated and not info["won"], agent_measures(agent))
+
+
+def handmethat_record(
+    episode: HandMeThatEpisode, split: str, played: Play, info: dict, stopped: bool, agent: dict | None = None
+) -> EpisodeRecord:
+    """An episode's record from the commands said, the env's last `info` (won, score, moves, questions) and
+    the agent's own figures (`runner.agent_measures`)."""
     return EpisodeRecord(
         episode_id=episode.id,
         annotation=0,
         split=split,
         task_type=episode.quest_type,
-        actions=commands,
-        action_success=success,
-        failures=failures,
+        actions=played.actions,
+        action_success=played.success,
+        failures=played.failures,
         conditions_met=int(info["won"]),
         conditions_total=1,
         goal_satisfied=info["won"],
@@ -110,7 +116,7 @@ def run_handmethat_episode(env: HandMeThatEnv, agent: Agent, episode: HandMeThat
         end_reason="goal_satisfied" if info["won"] else "stop" if stopped else "max_steps",
         commands=info["moves"],
         suite="handmethat",
-        measures=_measures(episode, info) | agent_measures(agent),
+        measures=_measures(episode, info) | (agent or {}),
     )
 
 
@@ -203,6 +209,12 @@ TEXT_PLAY = TextPlay(
 LEVELS = Breakdown("level", lambda record: f"level {record.measures.get('level')}", ("level 1", "level 2", "level 3", "level 4"))
 
 
+def _game(episode, scenes, split, options):
+    from homesim.evaluation.handmethat.person import HandMeThatGame
+
+    return HandMeThatGame(episode, scenes, split, options)
+
+
 HANDMETHAT = Suite(
     name=HandMeThatEpisode.suite,
     title="HandMeThat",
@@ -231,4 +243,7 @@ HANDMETHAT = Suite(
     text_play=TEXT_PLAY,
     task_type=lambda episode: episode.quest_type,
     breakdown=LEVELS,
+    replay=handmethat_replay,
+    success="success_rate",
+    person=PersonPlay(keys={}, aimed=(), typed=True, game=_game),
 )

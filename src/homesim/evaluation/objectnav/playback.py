@@ -1,16 +1,20 @@
 """ObjectNav's `Suite.drawing` (`homesim render-episode` on its records): the record's actions played again in its episode, each
 frame the robot's view beside the navigation map (the goal instances, their view points, the shortest
 path from the start, the path so far), the last frame with the record's verdict; or, for an `--out`
-ending in .png, the final map alone."""
+ending in .png, the final map alone. The viewer's replay (`objectnav_replay`, its `Suite.replay`) keeps every
+pose and draws any step on demand."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import math
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import numpy as np
 
 from homesim.evaluation.records import EpisodeRecord, find_recorded_episode, read_record
+from homesim.evaluation.suite import Replay
+from homesim.render.pictures import depth_picture, segmentation_picture
 from homesim.render.renderer import Renderer
 from homesim.render.topdown import (
     AGENT_COLOUR,
@@ -23,7 +27,7 @@ from homesim.render.topdown import (
     save_map,
 )
 from homesim.render.video import compose, legend, write_video
-from homesim.tasks.objectnav import ObjectNavEpisode, embodied_scene
+from homesim.tasks.objectnav import ObjectNavEpisode, embodied_scene, goal_field
 from homesim.world.objectnav.embodiment import LOCOBOT
 from homesim.world.objectnav.navgrid import ACTIONS, nav_grid, nav_step
 from homesim.world.scene import Scene
@@ -116,3 +120,58 @@ def draw_record(path: Path, number: int, episodes: Path | None, out: Path, fps: 
     with Renderer(**LOCOBOT.renderer_settings()) as renderer:
         count = write_video(out, objectnav_frames(world, episode, played, renderer), fps)
     return f"{count} frames of {episode.episode_id} (record {number} of {path}) in {world.id} written to {out}"
+
+
+def objectnav_replay(
+    episode: ObjectNavEpisode, scenes: Mapping[str, Scene], record: EpisodeRecord | None, options: Mapping[str, object]
+) -> Replay:
+    """ObjectNav's `Suite.replay`: a record's actions (or, with no record, the episode's shortest-path reference)
+    played again as poses; any step's view (RGB, depth, instance segmentation) drawn on demand from the
+    robot's camera, the navigation map with the path so far, and the geodesic distance to the nearest view
+    point after each step."""
+    scene = scenes[episode.scene_id]
+    if record is None:
+        actions, reasons = list(episode.reference_actions), {}
+    else:
+        actions, reasons = (
+            [name for name, _ in record.actions] + (["STOP"] if record.stopped else []),
+            dict(record.failures),
+        )
+    poses = _poses(scene, episode, actions)
+    shortest = _trail(_poses(scene, episode, list(episode.reference_actions)))
+    grid = nav_grid(scene, LOCOBOT)
+    field = goal_field(grid, episode.goals)
+    distances = [grid.geodesic(field, agent.x, agent.z) for agent, _, _ in poses]
+    view = embodied_scene(scene, LOCOBOT)
+    nothing: dict = {}  # one objects dict for every frame: the renderer keeps its instances
+
+    def image(at: int, picture: str, renderer: Renderer) -> np.ndarray:
+        frame = renderer.render(view, State(nothing, (poses[at][0],)))
+        if picture == "depth":
+            return depth_picture(frame.depth, LOCOBOT.depth_range[1])
+        if picture == "segmentation":
+            return segmentation_picture(frame.segmentation, frame.object_ids)
+        return frame.rgb
+
+    if record is None:
+        ending = "the shortest path's reference"
+    else:
+        failed = [
+            name for name in record.measures.get("required", ()) if not record.measures.get("criteria", {}).get(name)
+        ]
+        ending = f"{record.end_reason}: " + (
+            "success" if record.goal_satisfied else f"failure ({', '.join(failed)} failed)"
+        )
+    return Replay(
+        title=f"find a {episode.object_category}",
+        notes=(f"{episode.difficulty}: {episode.geodesic_distance:.2f} m from the start to the nearest view point",),
+        actions=[action for _, action, _ in poses],
+        success=[ok for _, _, ok in poses],
+        messages=[reasons.get(k - 1, "" if ok else "blocked") if not ok else "" for k, (_, _, ok) in enumerate(poses)],
+        ending=ending,
+        images=("rgb", "depth", "segmentation"),
+        camera=LOCOBOT.renderer_settings(),
+        image=image,
+        top_down=lambda at: _map(scene, episode, shortest, _trail(poses[: at + 1]), poses[at][0]),
+        series={"distance to goal (m)": [float(d) if math.isfinite(d) else None for d in distances]},
+    )

@@ -21,8 +21,8 @@ from homesim.evaluation.objectnav.metrics import OBJECTNAV_METRICS
 from homesim.evaluation.objectnav.report import compare_runs, objectnav_table
 from homesim.evaluation.objectnav.text_play import TEXT_PLAY, observation_text
 from homesim.evaluation.records import EpisodeRecord, unplayed_record
-from homesim.evaluation.runner import agent_measures, ask_agent, reset_agent
-from homesim.evaluation.suite import Comparison, OptionError, RecordDrawing, Suite
+from homesim.evaluation.runner import Play, agent_measures, ask_agent, reset_agent
+from homesim.evaluation.suite import Comparison, OptionError, PersonPlay, RecordDrawing, Suite
 from homesim.tasks.objectnav import ObjectNavEpisode
 from homesim.tasks.objectnav_criteria import CRITERIA, DEFAULT_CRITERIA, SUCCESS_DISTANCE, parse_criteria
 from homesim.world.scene import Scene
@@ -87,7 +87,7 @@ class ObjectNavRunner:
         episode = self.splits[split][index]
         observation, info = self.env.reset(options={"episode": episode})
         broken = reset_agent(self.agent, lambda: task_spec(episode))
-        actions, success, failures = [], [], []
+        played = Play()
         terminated = truncated = False
         while not (terminated or truncated):
             answer, problem = None, broken
@@ -100,28 +100,33 @@ class ObjectNavRunner:
             observation, _, terminated, truncated, info = self.env.step(answer)
             if terminated:
                 break
-            actions.append([info["last_action"], None])
-            success.append(info["last_action_success"])
-            if not info["last_action_success"]:
-                failures.append([len(actions) - 1, problem or info["last_action_message"]])
-        return EpisodeRecord(
-            episode_id=episode.episode_id,
-            annotation=0,
-            split=split,
-            task_type=episode.object_category,
-            actions=actions,
-            action_success=success,
-            failures=failures,
-            conditions_met=int(info["success"]),
-            conditions_total=1,
-            goal_satisfied=info["success"],
-            path_length=len(actions),
-            reference_length=len(episode.reference_actions),
-            stopped=terminated,
-            end_reason="stop" if terminated else "max_steps",
-            suite="objectnav",
-            measures=info["measures"] | agent_measures(self.agent),
-        )
+            played.keep(info["last_action"], None, info["last_action_success"], problem or info["last_action_message"])
+        return objectnav_record(episode, split, played, info, terminated, agent_measures(self.agent))
+
+
+def objectnav_record(
+    episode: ObjectNavEpisode, split: str, played: Play, info: dict, stopped: bool, agent: dict | None = None
+) -> EpisodeRecord:
+    """An episode's record from its steps (the STOP left out), the env's last `info` (its verdict) and the
+    agent's own figures (`runner.agent_measures`)."""
+    return EpisodeRecord(
+        episode_id=episode.episode_id,
+        annotation=0,
+        split=split,
+        task_type=episode.object_category,
+        actions=played.actions,
+        action_success=played.success,
+        failures=played.failures,
+        conditions_met=int(info["success"]),
+        conditions_total=1,
+        goal_satisfied=info["success"],
+        path_length=len(played.actions),
+        reference_length=len(episode.reference_actions),
+        stopped=stopped,
+        end_reason="stop" if stopped else "max_steps",
+        suite="objectnav",
+        measures=info["measures"] | (agent or {}),
+    )
 
 
 def failed_record(
@@ -159,6 +164,23 @@ def _draw(path, number, episodes, layouts, out, fps) -> str:
     return draw_record(path, number, episodes, out, fps)
 
 
+def _replay(episode, scenes, record, options):
+    from homesim.evaluation.objectnav.playback import objectnav_replay
+
+    return objectnav_replay(episode, scenes, record, options)
+
+
+def _game(episode, scenes, split, options):
+    from homesim.evaluation.objectnav.person import ObjectNavGame
+
+    return ObjectNavGame(episode, scenes, split, options)
+
+
+PERSON_KEYS = {
+    "ArrowUp": "MOVE_FORWARD", "w": "MOVE_FORWARD", "ArrowLeft": "TURN_LEFT", "a": "TURN_LEFT",
+    "ArrowRight": "TURN_RIGHT", "d": "TURN_RIGHT", "q": "LOOK_UP", "e": "LOOK_DOWN", "Enter": "STOP",
+}  # fmt: skip
+
 OBJECTNAV = Suite(
     name=ObjectNavEpisode.suite,
     title="ObjectNav",
@@ -186,4 +208,8 @@ OBJECTNAV = Suite(
     template="homesim.agents.templates.objectnav",
     text_play=TEXT_PLAY,
     task_type=lambda episode: episode.object_category,
+    episode_id=lambda episode: episode.episode_id,
+    replay=_replay,
+    success="success",
+    person=PersonPlay(keys=PERSON_KEYS, aimed=(), typed=False, game=_game, settings={"pixels": ["rgb"]}),
 )
