@@ -22,6 +22,7 @@ from homesim.language.handmethat.utterances import (
 )
 from homesim.language.rsa import listener, speaker
 from homesim.tasks.handmethat.levels import level_of
+from homesim.tasks.handmethat.relevance import Relevance
 from homesim.tasks.handmethat.task import Meaning
 
 
@@ -98,7 +99,8 @@ def test_meanings_of_a_scene_follow_things_and_abilities() -> None:
 
 
 def _two_pads(remaining_steps: int = 5):
-    """The human wants a clean pad: pad#1 (clean, on the sofa) serves fully, pad#0 (dusty) partly."""
+    """The human wants a clean pad: pad#1 (clean, on the sofa) serves fully, pad#0 (dusty) partly; every
+    thing of the world is relevant, the pads the goal's targets."""
     state = small_world()
 
     def distance(s) -> float:
@@ -107,17 +109,20 @@ def _two_pads(remaining_steps: int = 5):
             return 0.0
         return 1.5 if held else 3.0
 
-    values = help_values(state, "bring_me", distance, remaining_steps, relevant={"pad#0", "pad#1"})
+    relevant = Relevance(frozenset(state.things), frozenset({"pad#0", "pad#1"}))
+    values = help_values(state, "bring_me", distance, remaining_steps, relevant)
     return state, values, useful_objects(values, distance(state))
 
 
 def test_help_values_and_useful_objects() -> None:
     state, values, useful = _two_pads()
     assert values[("pad#1", None)] == 0 and values[("pad#0", None)] == -0.5  # -1.5, +1 for a bring_me
-    assert values[("apple#0", None)] == -5  # not among the goal's things
+    assert values[("apple#0", None)] == -5  # relevant, but not the goal's target: minus the steps left
     assert useful == (("pad#0", None), ("pad#1", None))
-    _, few, _ = _two_pads(remaining_steps=1)  # fewer steps left than the distance now: still no help
-    assert few[("apple#0", None)] == -3 and useful_objects(few, 3.0) == useful
+    # fewer steps left (1) than h_FF now (3): their rule, -1 > -3, makes every relevant help useful
+    _, few, _ = _two_pads(remaining_steps=1)
+    assert few[("apple#0", None)] == -1 and ("apple#0", None) in useful_objects(few, 3.0)
+    assert useful_objects(few, 1.0) == useful  # and none when it is not: -1 > -1 fails
 
 
 def test_listener_picks_the_intended_pad() -> None:

@@ -10,7 +10,7 @@ proportions) within each (level, quest type) group, so every split has the same 
 
 The request (meaning, utterance, the listener's reading, the level) is the pragmatics' (`ask`), with
 their goal distance: the FF heuristic of the human's relaxed task over the goal's relevant things
-(`planning.handmethat.ff`, `planning.handmethat.relevance`).
+(`planning.handmethat.ff`, `tasks.handmethat.relevance`).
 """
 
 from __future__ import annotations
@@ -30,16 +30,9 @@ from homesim.parallel import Failed, Workers, run_chunks
 from homesim.planning.alfred.expert import Unrecoverable
 from homesim.planning.handmethat.expert import plan as expert_plan
 from homesim.planning.handmethat.ff import ff_distance
-from homesim.planning.handmethat.human import (
-    RELATIONS,
-    cut_plan,
-    forall_starts,
-    human_plan,
-    human_subplans,
-    requirements,
-)
-from homesim.planning.handmethat.relevance import relevance
-from homesim.tasks.handmethat.formula import holds, parse
+from homesim.planning.handmethat.human import cut_plan, forall_starts, human_plan, human_subplans
+from homesim.tasks.handmethat.relevance import relevance
+from homesim.tasks.handmethat.formula import holds
 from homesim.tasks.handmethat.goals import Goal, sample_goal
 from homesim.tasks.handmethat.task import QUEST_TYPES
 from homesim.world.handmethat import HmtAction
@@ -59,22 +52,22 @@ def ask(
 ) -> tuple[str | None, Request] | None:
     """The human's request at the cut `state` of the `scene` (`language.handmethat.pragmatics`): a quest
     type drawn among those with a useful meaning, helps valued by h_FF over the goal's relevant things
-    (as the scene has them), and the subgoal the meant help serves (`served_subgoal`, from `left`: each
-    subgoal, in the human's order, with the steps of its part of the plan still to do; None when the
+    (as the scene has them, grounded in an order drawn as their process's sets order them), move_to
+    towards the goal's positions, and the subgoal the meant help serves (`served_subgoal`, from `left`:
+    each subgoal, in the human's order, with the steps of its part of the plan still to do; None when the
     help shortens none). None when no quest has a useful meaning or the relaxed goal is out of
     reach. Their generator rejects the scene in all these cases."""
     remaining = sum(n for _, n in left)
     relevant = relevance(goal.formula, scene)
-    distance = ff_distance(goal.formula, state, relevant.things)
+    distance = ff_distance(goal.formula, state, relevant.candidates(state, rng), rng)
     now = distance(state)
     if math.isinf(now):
         return None
-    need = requirements(parse(goal.formula), state) or []
-    targets = tuple(dict.fromkeys(args[1] for _, p, args in need if p in RELATIONS))
+    targets = tuple(n for n in state.things if n in relevant.positions)  # their rel_targets["POSITION"]
     quests = list(quests)
     rng.shuffle(quests)
     for quest in quests:
-        values = help_values(state, quest, distance, remaining, relevant=relevant.movable_targets, targets=targets)
+        values = help_values(state, quest, distance, remaining, relevant, targets)
         asked = request(state, quest, values, useful_objects(values, now), remaining, targets, rng)
         if asked is not None:
             return served_subgoal(left, state, asked, targets), asked
