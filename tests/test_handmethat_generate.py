@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import random
 import statistics
+from collections import Counter
+from types import SimpleNamespace
 
 import pytest
 from handmethat_fixtures import small_world
@@ -234,6 +236,31 @@ def test_the_same_seed_gives_the_same_episodes_whatever_the_workers(episodes, mo
     assert [json.dumps(e.to_dict(), sort_keys=True) for e in made] == [
         json.dumps(e.to_dict(), sort_keys=True) for e in episodes[:4]
     ]
+
+
+def _leveled(seed: int, index: int):
+    """A stand-in for `make_episode`: episode k of seed 0 has level 1 when k % 10 == 3, level 4 when
+    k % 7 == 0, else 2 or 3 by parity (seed 1: never level 1)."""
+    level = 1 if index % 10 == 3 and seed == 0 else 4 if index % 7 == 0 else 2 + index % 2
+    return SimpleNamespace(id=f"hmt-{seed}-{index:06d}", level=level, quest_type="bring_me"), Counter(x=1)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_level_balanced_test_split(monkeypatch, workers):
+    """--balance-levels N: train and validation from the episodes asked for, the test split the first N
+    of each level among the seed's next episodes, the same whatever the workers and chunks."""
+    monkeypatch.setattr(generation, "make_episode", _leveled)
+    monkeypatch.setattr(generation, "CHUNK", 3 + workers)
+    splits, rejected = generation.generate(40, 0, Workers(workers), balance_levels=5)
+    assert {s: len(v) for s, v in splits.items()} == {"train": 38, "validation": 2, "test": 20}
+    test = splits["test"]
+    assert Counter(e.level for e in test) == {1: 5, 2: 5, 3: 5, 4: 5}
+    ones = [i for i in range(40, 200) if i % 10 == 3][:5]  # level 1 is the rarest: it decides where the test ends
+    assert [e.id for e in test if e.level == 1] == [f"hmt-0-{i:06d}" for i in ones]
+    assert [e.id for e in test if e.level == 4] == [f"hmt-0-{i:06d}" for i in (42, 49, 56, 70, 77)]
+    assert [e.id for e in test] == sorted(e.id for e in test) and rejected["x"] > ones[-1]
+    with pytest.raises(RuntimeError, match="level 1 only 0 times"):
+        generation.generate(10, 1, Workers(workers), balance_levels=1)
 
 
 def test_splits_keep_each_level_and_quest_mix(episodes):

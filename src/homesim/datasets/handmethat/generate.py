@@ -44,6 +44,9 @@ SPLITS = {"train": 0.9, "validation": 0.05, "test": 0.05}
 GOALS_PER_SCENE = 5  # goals tried on one scene before sampling another
 SCENES_PER_EPISODE = 50  # an episode index gives up after this many scenes (never seen to happen)
 CHUNK = 25  # episodes per unit of work
+LEVELS = (1, 2, 3, 4)
+ROUND = 4000  # episodes made at most in one round towards a level-balanced test split
+BALANCE_LIMIT = 200  # episodes made per episode kept, at most, before a level-balanced split gives up
 Left = Sequence[tuple[str, int]]  # each subgoal, in the human's order, and the steps left of its part of the plan
 
 
@@ -197,30 +200,78 @@ def generate(
     seed: int,
     workers: Workers = Workers(),
     progress: Callable = lambda items, total, description: items,
+    balance_levels: int = 0,
 ) -> tuple[dict[str, list[HandMeThatEpisode]], Counter]:
-    """`episodes` episodes split into train / validation / test, and the rejections by reason."""
-    chunks = [(seed, s, min(s + CHUNK, episodes)) for s in range(0, episodes, CHUNK)]
+    """`episodes` episodes split into train / validation / test, and the rejections by reason. With
+    `balance_levels` N the `episodes` are split into train and validation (90 to 5) and the test split is
+    the first N of each level among the seed's next episodes (`balanced`), as their Version 1 kept about
+    as many test episodes of each level."""
+    made, rejected = _made(seed, 0, episodes, workers, progress, "episodes")
+    if not balance_levels:
+        return split(made), rejected
+    test, more = balanced(seed, episodes, balance_levels, workers, progress, made)
+    return split(made, {s: share for s, share in SPLITS.items() if s != "test"}) | {"test": test}, rejected + more
+
+
+def _made(
+    seed: int, start: int, stop: int, workers: Workers, progress: Callable, description: str
+) -> tuple[list[HandMeThatEpisode], Counter]:
+    """Episodes `start` to `stop - 1` of the seed, in index order, and the rejections."""
+    chunks = [(seed, s, min(s + CHUNK, stop)) for s in range(start, stop, CHUNK)]
     results: list = [None] * len(chunks)
-    for i, result in progress(run_chunks(_setup, (), _chunk, chunks, workers), len(chunks), "episodes"):
+    for i, result in progress(run_chunks(_setup, (), _chunk, chunks, workers), len(chunks), description):
         if isinstance(result, Failed):
             raise RuntimeError(f"episodes {chunks[i][1]}-{chunks[i][2] - 1}: {result.reason}")
         results[i] = result
     made = [e for chunk_episodes, _ in results for e in chunk_episodes]
-    rejected = sum((r for _, r in results), Counter())
-    return split(made), rejected
+    return made, sum((r for _, r in results), Counter())
 
 
-def split(episodes: list[HandMeThatEpisode]) -> dict[str, list[HandMeThatEpisode]]:
-    """90/5/5 within each (level, quest type) group, in episode order (the k-th of a group goes where the
-    running proportions lag most)."""
-    out: dict[str, list[HandMeThatEpisode]] = {s: [] for s in SPLITS}
+def balanced(
+    seed: int,
+    start: int,
+    per_level: int,
+    workers: Workers,
+    progress: Callable,
+    seen: Sequence[HandMeThatEpisode] = (),
+) -> tuple[list[HandMeThatEpisode], Counter]:
+    """The first `per_level` episodes of each level among episodes `start`, `start` + 1, ... of the seed, in
+    index order, and the rejections. Episodes are made in rounds sized from the levels' frequencies so far
+    (in `seen` and the rounds before: the same whatever the workers); more than `BALANCE_LIMIT` episodes per
+    episode kept is an error naming the level short of them."""
+    kept: dict[int, list[HandMeThatEpisode]] = {level: [] for level in LEVELS}
+    frequency = Counter(e.level for e in seen)
+    index, rejected = start, Counter()
+    while short := {level: per_level - len(k) for level, k in kept.items() if len(k) < per_level}:
+        if index - start >= BALANCE_LIMIT * per_level * len(LEVELS):
+            level, missing = max(short.items(), key=lambda x: x[1])
+            raise RuntimeError(
+                f"--balance-levels {per_level}: {index - start} episodes of seed {seed} gave level {level} only "
+                f"{per_level - missing} times"
+            )
+        total = sum(frequency.values())
+        wanted = max(math.ceil(n * max(total, 1) / max(frequency[level], 1)) for level, n in short.items())
+        made, why = _made(seed, index, index + min(max(wanted, CHUNK), ROUND), workers, progress, "balanced test")
+        index += len(made)
+        rejected += why
+        frequency.update(e.level for e in made)
+        for e in made:
+            if len(kept[e.level]) < per_level:
+                kept[e.level].append(e)
+    return sorted((e for k in kept.values() for e in k), key=lambda e: e.id), rejected
+
+
+def split(episodes: list[HandMeThatEpisode], shares: dict[str, float] = SPLITS) -> dict[str, list[HandMeThatEpisode]]:
+    """90/5/5 (or other `shares`) within each (level, quest type) group, in episode order (the k-th of a
+    group goes where the running proportions lag most)."""
+    out: dict[str, list[HandMeThatEpisode]] = {s: [] for s in shares}
     seen: Counter = Counter()
     given: dict[tuple, Counter] = {}
     for e in episodes:
         group = (e.level, e.quest_type)
         seen[group] += 1
         counts = given.setdefault(group, Counter())
-        name = max(SPLITS, key=lambda s: SPLITS[s] * seen[group] - counts[s])
+        name = max(shares, key=lambda s: shares[s] * seen[group] - counts[s])
         counts[name] += 1
         out[name].append(e)
     return out
