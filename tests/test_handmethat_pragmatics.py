@@ -88,7 +88,10 @@ def test_meanings_of_a_scene_follow_things_and_abilities() -> None:
     # pad#1 is on the sofa and not dusty: subsets of (kind, position, dusty), the kind as class, subclass or type
     assert len(pads) == 4 * 4 and bring(ontop="sofa", dusty=False, type="pad") in pads
     assert all(m.target is None for m in pads)
-    assert {m.target for m in meanings(state, "move_to", ("table", "sofa"), about={"pad#1"})} == {"table", "sofa"}
+    moves = meanings(state, "move_to", ("table", "sofa"), about={"pad#1"})
+    assert {m.target for m in moves} == {"table", "sofa"}
+    # their generator forms move_to and change_state meanings by class or type only: 4 + 4 x 2 per target
+    assert len(moves) == 2 * 12 and not any("subclass" in m.details for m in moves)
     verbs = {m.target for m in meanings(state, "change_state", about={"apple#0"})}
     assert verbs == {"heat", "cool", "slice"}  # an apple is cookable, freezable and sliceable
     assert objects_of(state, bring(type="pad")) == (("pad#0", None), ("pad#1", None))

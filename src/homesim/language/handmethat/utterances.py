@@ -83,21 +83,25 @@ def meanings(
     """Every meaning of the quest about the scene's movable things, each once, in their enumeration's
     order: per thing, each subset of (kind, position, its states), the kind said as class, subclass or
     type; for move_to each target, for change_state each verb the abilities of a thing it fits allow.
-    `about` limits the things the meanings are formed from (not the things they fit)."""
+    `about` limits the things the meanings are formed from (not the things they fit). Their
+    `generate_reasonable_meaning` forms no move_to or change_state meaning by subclass: before adding one
+    it looks for the class meaning it has just added (an utterance may still say the subclass)."""
     descriptions: dict[tuple, dict[str, object]] = {}
     verbs: dict[tuple, set[str]] = {}
+    said_kinds = KINDS if quest == "bring_me" else ("class", "type")
     for thing in state.things.values():
         if not thing.category.movable or (about is not None and thing.name not in about):
             continue
         own = attributes(thing)
         position = {thing.relation: thing.parent} if thing.parent is not None else {}
         thing_verbs = {v for v, needs in VERB_ABILITIES.items() if any(thing.category.can(a) for a in needs)}
+        named = (thing.category.cls, thing.category.subclass, thing.type)
         for n in range(len(own) + 3):
             for chosen in combinations(("kind", "position", *own), n):
                 base: dict[str, object] = dict(position) if "position" in chosen else {}
                 base.update((k, own[k]) for k in chosen if k in own)
-                kinds = (thing.category.cls, thing.category.subclass, thing.type) if "kind" in chosen else ()
-                for d in [{**base, k: v} for k, v in zip(KINDS, kinds)] or [base]:
+                kinds = [(k, v) for k, v in zip(KINDS, named) if k in said_kinds] if "kind" in chosen else []
+                for d in [{**base, k: v} for k, v in kinds] or [base]:
                     key = _key(d)
                     descriptions.setdefault(key, d)
                     verbs.setdefault(key, set()).update(thing_verbs)
