@@ -142,6 +142,22 @@ def test_listener_picks_the_intended_pad() -> None:
     assert level_of(useful, objects_of(state, m), objects_of(state, bring()), objects_of(state, m)) == 3
 
 
+def test_levels_3_and_4_by_the_papers_definitions() -> None:
+    """The human means the pad on the sofa (pad#1) and says "bring me that" (A(u): every movable thing).
+    Both pads useful, so A(g) & A(u) = both pads, not A(m): never level 1 or 2. With pad#1 worth more (-1
+    against -3) the listener reads "that" as the pad on the sofa: A(g) & A(r) = A(m), level 3. With both
+    worth the same, nothing tells the pads apart for "that": the reading fits both, level 4."""
+    state = small_world()
+    useful, meant, that = (("pad#0", None), ("pad#1", None)), bring(ontop="sofa"), bring()
+    for value_of_pad0, level in ((-3.0, 3), (-1.0, 4)):
+        game = pragmatics(state, "bring_me", {useful[0]: value_of_pad0, useful[1]: -1.0}, useful, 5)
+        assert game is not None and meant in game.meanings
+        reading = game.meanings[int(np.argmax(game.reading_of(that)))]
+        in_reading = objects_of(state, reading)
+        assert set(in_reading) == ({useful[1]} if level == 3 else set(useful))
+        assert level_of(useful, objects_of(state, meant), objects_of(state, that), in_reading) == level
+
+
 def test_request_is_seeded_and_consistent() -> None:
     state, values, useful = _two_pads()
     first = request(state, "bring_me", values, useful, 5, (), random.Random(3))
