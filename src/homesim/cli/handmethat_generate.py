@@ -49,7 +49,7 @@ def generate_handmethat(
         source = {"generator": f"homesim {__version__}", "episodes": episodes, "seed": seed}
         source |= {"balance_levels": balance_levels} if balance_levels else {}
         write_dataset(out, splits, {}, source, suite="handmethat")
-    table = Table(title=f"generated {plural(episodes, 'episode')} into {out} ({format})")
+    table = Table(title=f"generated {plural(sum(map(len, splits.values())), 'episode')} into {out} ({format})")
     for column in ("split", "episodes", "level 1", "level 2", "level 3", "level 4", "bring_me", "move_to",
                    "change_state", "mean human steps"):
         table.add_column(column, justify="left" if column == "split" else "right")
