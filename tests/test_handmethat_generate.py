@@ -299,3 +299,20 @@ def test_the_generate_command_writes_a_dataset_folder_or_their_files(episodes, t
     assert {e.id for e in read_handmethat_files(tmp_path / "files")} == {e.id for e in episodes[:2]}
     wrong = runner.invoke(app, ["generate", "handmethat", "--format", "csv", "--out", str(tmp_path / "x")])
     assert wrong.exit_code == 2 and "use one of" in wrong.output and not (tmp_path / "x").exists()
+
+
+@pytest.mark.slow
+def test_the_generate_command_balances_the_test_levels(tmp_path):
+    from typer.testing import CliRunner
+
+    from homesim.cli import app
+    from homesim.datasets.sources import read_episodes
+
+    args = ["generate", "handmethat", "--episodes", "10", "--seed", "3", "--balance-levels", "2"]
+    for workers in ("1", "2"):
+        made = CliRunner().invoke(app, [*args, "--workers", workers, "--out", str(tmp_path / workers)])
+        assert made.exit_code == 0, made.output
+    test = read_episodes(tmp_path / "1", suite="handmethat").splits["test"]
+    assert Counter(e.level for e in test) == {1: 2, 2: 2, 3: 2, 4: 2}
+    assert (tmp_path / "1" / "test.jsonl.gz").read_bytes() == (tmp_path / "2" / "test.jsonl.gz").read_bytes()
+    assert json.loads((tmp_path / "1" / "generation.json").read_text())["balance_levels"] == 2
