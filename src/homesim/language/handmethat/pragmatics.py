@@ -112,8 +112,8 @@ def useful_objects(values: Mapping[tuple[str, str | None], float], distance_now:
 def meaning_prior(
     state: HmtState, candidates: Sequence[Meaning], values: Values, useful: Objects, remaining_steps: int
 ) -> np.ndarray:
-    """P(m | g) over the candidates (their `prob_m_given_g`, then small ones dropped and renormalised);
-    all zero when no candidate is useful."""
+    """P(m | g) over the candidates (their `prob_m_given_g` and `is_useful_meaning`, then those below 1e-3
+    dropped and the rest renormalised, their `reformat_meanings`); all zero when no candidate is useful."""
     useful_set = set(useful)
     every = [(n, features(t)) for n, t in state.things.items()]  # locations too, as theirs
     of_kind: dict[tuple[str, object], list] = {}  # only things of the kind a description names can fit it
@@ -184,8 +184,9 @@ class Pragmatics:
 def pragmatics(
     state: HmtState, quest: str, values: Values, useful: Objects, remaining_steps: int, targets: Sequence[str] = ()
 ) -> Pragmatics | None:
-    """The RSA game at s_T, or None when no meaning is useful (their generator then rejects the scene).
-    Only meanings about useful things are formed: any other has a thing it fits that is not useful."""
+    """The RSA game at s_T (their `remove_low_probs`, then `get_pragmatic_speaker` and `_listener` at depth
+    10), or None when no meaning is useful (their generator then rejects the scene). Only meanings about
+    useful things are formed: any other has a thing it fits that is not useful."""
     about = {n for n, _ in useful}
     candidates = meanings(state, quest, targets, about=about)
     p = meaning_prior(state, candidates, values, useful, remaining_steps)

@@ -124,7 +124,7 @@ def _key(description: Mapping[str, object]) -> tuple:
 def utterances_under(meaning: Meaning) -> list[Meaning]:
     """The utterances that say no more than the meaning: any subset of its specifiers, its kind said as
     it is or more generally (a type as its subclass or class) or left out; a move_to may leave out
-    its target ("put it over there")."""
+    its target ("put it over there"). Their `get_utterances_under_meaning`."""
     d = meaning.details
     kind = next((k for k in reversed(KINDS) if k in d), None)
     kinds: list[dict[str, object]] = [{}]
@@ -186,8 +186,9 @@ def meaning_cost(meaning: Meaning) -> float:
 
 
 def literal_semantics(meanings_: Sequence[Meaning]) -> tuple[list[Meaning], np.ndarray]:
-    """The utterances under any of the meanings, each once, in order, and the literal semantics between
-    them (meanings x utterances, 1 where `says_no_more`: exactly the utterances under the meaning)."""
+    """The utterances under any of the meanings, each once, in order (their `remove_low_probs`), and the
+    literal semantics between them (meanings x utterances, 1 where `says_no_more`: exactly the utterances
+    under the meaning; their depth-0 speaker)."""
     columns: dict[tuple, int] = {}
     said: list[Meaning] = []
     rows = []

@@ -173,9 +173,9 @@ class RelaxedTask:
         return plan
 
     def _first_adder(self, fact: int, t: int, op_layer: np.ndarray) -> int:
-        """The first operator (in operator order) of layer t that adds the fact. Not FF's easiest achiever:
-        theirs takes the first, and only that reproduces their A(g) (on sample 54 the easiest gives
-        h_FF 7 where their values need at least 9)."""
+        """The first operator (in operator order) of layer t that adds the fact: their extraction scans a
+        layer's operators in order and takes each that adds a needed fact. Not FF's easiest achiever,
+        which would put the cup in the box where the box stands when their order puts it elsewhere."""
         starts, rows = self._adders
         adders = rows[starts[fact] : starts[fact + 1]]
         return int(adders[op_layer[adders] == t][0])
