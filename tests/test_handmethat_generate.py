@@ -267,6 +267,8 @@ def test_splits_keep_each_level_and_quest_mix(episodes):
     many = [e for _ in range(40) for e in episodes]
     splits = generation.split(many)
     assert {s: len(v) for s, v in splits.items()} == {"train": 216, "validation": 12, "test": 12}
+    no_test = generation.split(many[:228], generation.TRAINING)  # 90 to 5 when the test split is made apart
+    assert {s: len(v) for s, v in no_test.items()} == {"train": 216, "validation": 12}
     for e in episodes:
         group = (e.level, e.quest_type)
         share = [sum((x.level, x.quest_type) == group for x in splits[s]) for s in splits]

@@ -41,6 +41,7 @@ from homesim.world.handmethat.sampling import sample_scene
 from homesim.world.handmethat.state import HmtState
 
 SPLITS = {"train": 0.9, "validation": 0.05, "test": 0.05}
+TRAINING = {"train": 0.9 / 0.95, "validation": 0.05 / 0.95}  # with a level-balanced test split made apart
 GOALS_PER_SCENE = 5  # goals tried on one scene before sampling another
 SCENES_PER_EPISODE = 50  # an episode index gives up after this many scenes (never seen to happen)
 CHUNK = 25  # episodes per unit of work
@@ -210,7 +211,7 @@ def generate(
     if not balance_levels:
         return split(made), rejected
     test, more = balanced(seed, episodes, balance_levels, workers, progress, made)
-    return split(made, {s: share for s, share in SPLITS.items() if s != "test"}) | {"test": test}, rejected + more
+    return split(made, TRAINING) | {"test": test}, rejected + more
 
 
 def _made(
@@ -262,8 +263,8 @@ def balanced(
 
 
 def split(episodes: list[HandMeThatEpisode], shares: dict[str, float] = SPLITS) -> dict[str, list[HandMeThatEpisode]]:
-    """90/5/5 (or other `shares`) within each (level, quest type) group, in episode order (the k-th of a
-    group goes where the running proportions lag most)."""
+    """90/5/5 (or other `shares`, summing to 1) within each (level, quest type) group, in episode order (the
+    k-th of a group goes where the running proportions lag most)."""
     out: dict[str, list[HandMeThatEpisode]] = {s: [] for s in shares}
     seen: Counter = Counter()
     given: dict[tuple, Counter] = {}
