@@ -9,7 +9,8 @@ difference can be put on the scenes and goals, on the human's plan and cut, or o
    plan (`_possible_solution`) in place of homesim's, cut by the same rule, which puts a difference on the
    plans or not (their plan's subgoal parts are not in their files: no forall rule, no subgoal check).
 3. `their cut states`: the level mix homesim's pragmatics would give at the samples' own cut states
-   (their human's actions replayed; A(g) by h_FF in the scene's order): P(m | g), the speaker and the listener summed exactly.
+   (their human's actions replayed; A(g) by h_FF in the scene's order): P(m | g), the speaker and the
+   listener summed exactly.
 
 Each row gives the levels, the human's steps left at the cut, |A(g)|, and how often A(g) = A(m).
 
@@ -40,10 +41,10 @@ from homesim.planning.handmethat.human import cut_plan
 from homesim.tasks.handmethat.relevance import relevance
 from homesim.tasks.handmethat.formula import parse
 from homesim.tasks.handmethat.goals import Goal
+from homesim.tasks.handmethat.goals import PICK_AND_PLACE
 from homesim.tasks.handmethat.levels import level_of
 
 SAMPLES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "handmethat" / "samples"
-THEIR_TEMPLATES = {2, 3, 24, 25, 26, 30, 31, 32, 33, 35, 36, 46, 52, 53, 54, 55, 56, 57, 58, 60, 62, 63, 64, 65, 66}
 PAPER = {"levels": [3.5, 67.6, 24.4, 4.6]}  # their Version 2 dataset, all quest types (supplement)
 
 
@@ -90,7 +91,7 @@ def generated(episodes: int, seed: int) -> dict[str, list[dict]]:
                     e.objects_in_meaning)  # fmt: skip
             out["generated"].append(r)
             out[e.quest_type].append(r)
-            if e.quest_type == "bring_me" and index[e.goal] in THEIR_TEMPLATES:
+            if e.quest_type == "bring_me" and index[e.goal] in PICK_AND_PLACE:
                 out["bring_me, their 25 templates"].append(r)
     finally:
         generation.sample_goal = original

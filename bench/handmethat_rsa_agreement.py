@@ -3,6 +3,7 @@ A(r) from `_meaning`, `utterance`, `_rsa_meaning`), their hardness level, and ho
 reading of their utterance beside their `_rsa_meaning`.
 
     python bench/handmethat_rsa_agreement.py [--episodes FOLDER_OF_THEIR_FILES] [--json out.json] [--draws 32]
+    python bench/handmethat_rsa_agreement.py --generated 60 [--seed 11]   # homesim's generator as theirs
 
 A(g) end to end: h_FF (`planning.handmethat.ff`, over the goal's relevant things in their initial scene, at
 the state their human's actions replay to) values the robot's helps, as their generator does. Their h_FF
@@ -17,6 +18,11 @@ The listener columns read their utterance with P(m | g) over their A(g), each he
 gives their A(g) values it (the most frequent draw when none does). Their listener *samples* its reading
 from P(m | u); ours is shown as its most likely reading, with the probability our listener gives to theirs
 and our speaker gives to their utterance.
+
+`--generated N`: an unseen check. N episodes of homesim's generator, made as the authors' samples were
+(bring_me, their 25 pick-and-place templates) and written in their JSON, stand for their generator's: since
+homesim draws its set order and samples its listener's reading as theirs does, the figures on them are what
+an exact port reaches on episodes it has never seen.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -31,16 +38,20 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from homesim.datasets.handmethat import generate as generation
+from homesim.datasets.handmethat.export import write_handmethat
 from homesim.datasets.handmethat.files import read_handmethat_file, state_from_object_dict
 from homesim.language.handmethat.pragmatics import help_values, pragmatics, useful_objects
 from homesim.language.handmethat.utterances import objects_of
 from homesim.planning.handmethat.ff import RelaxedTask
 from homesim.tasks.handmethat.relevance import relevance
+from homesim.tasks.handmethat.goals import PICK_AND_PLACE
 from homesim.tasks.handmethat.levels import level_of
 from homesim.tasks.handmethat.task import Meaning
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "handmethat" / "samples"
 DRAWS = 32
+QUEST = ("bring_me",)
 SETS = {"meaning": "_objects_in_meaning", "utterance": "_objects_in_utterance", "rsa": "_objects_in_rsa_meaning"}
 
 
@@ -125,14 +136,36 @@ def _level(state, said: dict[str, Meaning], useful, values, remaining: int) -> i
     return level_of(useful, in_["meaning"], in_["utterance"], objects_of(state, reading))
 
 
+def generated(episodes: int, seed: int, folder: Path) -> Path:
+    """Episodes 0.. of the seed as homesim's generator makes them with their samples' settings (bring_me
+    only, their generator's default templates), in their JSON, in `folder`."""
+    original_goal, original_ask = generation.sample_goal, generation.ask
+
+    def their_templates(scene, rng):
+        goal = original_goal(scene, rng)
+        return goal if goal is None or goal.index in PICK_AND_PLACE else None
+
+    generation.sample_goal = their_templates
+    generation.ask = lambda goal, scene, state, left, rng, quests=(): original_ask(goal, scene, state, left, rng, QUEST)
+    try:
+        write_handmethat(folder, {"generated": [generation.make_episode(seed, i)[0] for i in range(episodes)]})
+    finally:
+        generation.sample_goal, generation.ask = original_goal, original_ask
+    return folder / "generated"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--episodes", type=Path, default=SHARED)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--draws", type=int, default=DRAWS, help="orders of their sets drawn per episode")
+    parser.add_argument("--generated", type=int, default=0, help="compare on N of homesim's episodes instead")
+    parser.add_argument("--seed", type=int, default=11, help="with --generated: the generator's seed")
     args = parser.parse_args()
-    rows = [compare(p, args.draws) for p in sorted(args.episodes.glob("*.json"))]
-    table = Table(title=f"homesim's pragmatics on their samples: {args.episodes}")
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = generated(args.generated, args.seed, Path(scratch)) if args.generated else args.episodes
+        rows = [compare(p, args.draws) for p in sorted(folder.glob("*.json"))]
+    table = Table(title=f"homesim's pragmatics on their samples: {folder}")
     columns = ("file", "level", "sets =", "level (their sets)", "level (our reading)", "reading =", "A(r) =")
     for column in (*columns, "P_L(theirs)", "P_S(their u)", "A(g) =", "P(their A(g))", "level (end to end)"):
         table.add_column(column, justify="right")
@@ -156,6 +189,7 @@ def main() -> None:
         "useful_equal_end_to_end": sum(bool(r.get("useful_equal")) for r in rows),
         "useful_expected_end_to_end": round(sum(r.get("p_useful_theirs", 0.0) for r in rows), 2),
         "level_end_to_end_equal": sum(r.get("level_end_to_end") == r["their_level"] for r in rows),
+        "listener_gives_their_reading_0.05": sum(r.get("p_listener_their_reading", 0.0) >= 0.05 for r in rows),
     }
     for key, value in summary.items():
         console.print(f"{key}: {value}" + (f" of {n}" if key != "samples" else ""))
