@@ -25,7 +25,7 @@ from homesim.datasets.handmethat.episode import replay
 from homesim.planning.alfred.expert import Unrecoverable
 from homesim.planning.handmethat.ff import RelaxedTask
 from homesim.planning.handmethat.human import human_plan
-from homesim.planning.handmethat.relevance import relevance
+from homesim.tasks.handmethat.relevance import relevance
 from homesim.tasks.handmethat.formula import holds
 from homesim.tasks.handmethat.goals import sample_goal
 from homesim.world.handmethat import step

@@ -9,7 +9,8 @@ difference can be put on the scenes and goals, on the human's plan and cut, or o
    plan (`_possible_solution`) in place of homesim's, cut by the same rule, which puts a difference on the
    plans or not (their plan's subgoal parts are not in their files: no forall rule, no subgoal check).
 3. `their cut states`: the level mix homesim's pragmatics would give at the samples' own cut states
-   (their human's actions replayed; A(g) by h_FF): P(m | g), the speaker and the listener summed exactly.
+   (their human's actions replayed; A(g) by h_FF in the scene's order): P(m | g), the speaker and the
+   listener summed exactly.
 
 Each row gives the levels, the human's steps left at the cut, |A(g)|, and how often A(g) = A(m).
 
@@ -37,13 +38,13 @@ from homesim.language.handmethat.utterances import objects_of
 from homesim.planning.alfred.expert import Unrecoverable
 from homesim.planning.handmethat.ff import ff_distance
 from homesim.planning.handmethat.human import cut_plan
-from homesim.planning.handmethat.relevance import relevance
+from homesim.tasks.handmethat.relevance import relevance
 from homesim.tasks.handmethat.formula import parse
 from homesim.tasks.handmethat.goals import Goal
+from homesim.tasks.handmethat.goals import PICK_AND_PLACE
 from homesim.tasks.handmethat.levels import level_of
 
 SAMPLES = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "handmethat" / "samples"
-THEIR_TEMPLATES = {2, 3, 24, 25, 26, 30, 31, 32, 33, 35, 36, 46, 52, 53, 54, 55, 56, 57, 58, 60, 62, 63, 64, 65, 66}
 PAPER = {"levels": [3.5, 67.6, 24.4, 4.6]}  # their Version 2 dataset, all quest types (supplement)
 
 
@@ -90,7 +91,7 @@ def generated(episodes: int, seed: int) -> dict[str, list[dict]]:
                     e.objects_in_meaning)  # fmt: skip
             out["generated"].append(r)
             out[e.quest_type].append(r)
-            if e.quest_type == "bring_me" and index[e.goal] in THEIR_TEMPLATES:
+            if e.quest_type == "bring_me" and index[e.goal] in PICK_AND_PLACE:
                 out["bring_me, their 25 templates"].append(r)
     finally:
         generation.sample_goal = original
@@ -119,9 +120,9 @@ def with_their_plans(files: list[Path], tries: int) -> list[dict]:
                 continue
             state = replay(e.initial_state, plan[:cut])
             relevant = relevance(e.goal, e.initial_state)
-            distance = ff_distance(e.goal, state, relevant.things)
+            distance = ff_distance(e.goal, state, relevant.candidates(state, rng), rng)
             left = len(plan) - cut
-            values = help_values(state, "bring_me", distance, left, relevant=relevant.movable_targets)
+            values = help_values(state, "bring_me", distance, left, relevant)
             useful = useful_objects(values, distance(state))
             asked = request(state, "bring_me", values, useful, left, (), rng)
             if asked is not None:
@@ -162,8 +163,8 @@ def at_their_cut_states(files: list[Path]) -> list[dict]:
         e, d = read_handmethat_file(f), json.loads(f.read_text())
         state, left = e.start_state, len(d["_possible_solution"]) - len(d["action_list"])
         relevant = relevance(e.goal, e.initial_state)
-        distance = ff_distance(e.goal, state, relevant.things)
-        values = help_values(state, "bring_me", distance, left, relevant=relevant.movable_targets)
+        distance = ff_distance(e.goal, state, relevant.candidates(state))
+        values = help_values(state, "bring_me", distance, left, relevant)
         useful = useful_objects(values, distance(state))
         game = pragmatics(state, "bring_me", values, useful, left)
         sets = [objects_of(state, m) for m in game.meanings]

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import random
 import statistics
+from collections import Counter
+from types import SimpleNamespace
 
 import pytest
 from handmethat_fixtures import small_world
@@ -236,10 +238,37 @@ def test_the_same_seed_gives_the_same_episodes_whatever_the_workers(episodes, mo
     ]
 
 
+def _leveled(seed: int, index: int):
+    """A stand-in for `make_episode`: episode k of seed 0 has level 1 when k % 10 == 3, level 4 when
+    k % 7 == 0, else 2 or 3 by parity (seed 1: never level 1)."""
+    level = 1 if index % 10 == 3 and seed == 0 else 4 if index % 7 == 0 else 2 + index % 2
+    return SimpleNamespace(id=f"hmt-{seed}-{index:06d}", level=level, quest_type="bring_me"), Counter(x=1)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_level_balanced_test_split(monkeypatch, workers):
+    """--balance-levels N: train and validation from the episodes asked for, the test split the first N
+    of each level among the seed's next episodes, the same whatever the workers and chunks."""
+    monkeypatch.setattr(generation, "make_episode", _leveled)
+    monkeypatch.setattr(generation, "CHUNK", 3 + workers)
+    splits, rejected = generation.generate(40, 0, Workers(workers), balance_levels=5)
+    assert {s: len(v) for s, v in splits.items()} == {"train": 38, "validation": 2, "test": 20}
+    test = splits["test"]
+    assert Counter(e.level for e in test) == {1: 5, 2: 5, 3: 5, 4: 5}
+    ones = [i for i in range(40, 200) if i % 10 == 3][:5]  # level 1 is the rarest: it decides where the test ends
+    assert [e.id for e in test if e.level == 1] == [f"hmt-0-{i:06d}" for i in ones]
+    assert [e.id for e in test if e.level == 4] == [f"hmt-0-{i:06d}" for i in (42, 49, 56, 70, 77)]
+    assert [e.id for e in test] == sorted(e.id for e in test) and rejected["x"] > ones[-1]
+    with pytest.raises(RuntimeError, match="level 1 only 0 times"):
+        generation.generate(10, 1, Workers(workers), balance_levels=1)
+
+
 def test_splits_keep_each_level_and_quest_mix(episodes):
     many = [e for _ in range(40) for e in episodes]
     splits = generation.split(many)
     assert {s: len(v) for s, v in splits.items()} == {"train": 216, "validation": 12, "test": 12}
+    no_test = generation.split(many[:228], generation.TRAINING)  # 90 to 5 when the test split is made apart
+    assert {s: len(v) for s, v in no_test.items()} == {"train": 216, "validation": 12}
     for e in episodes:
         group = (e.level, e.quest_type)
         share = [sum((x.level, x.quest_type) == group for x in splits[s]) for s in splits]
@@ -295,3 +324,20 @@ def test_every_split_gets_an_episode_and_a_short_one_is_explained(episodes, tmp_
     said = " ".join(result.output.split())
     short = [s for s in generation.SPLITS if made[s] < round(generation.SPLITS[s] * 40)]
     assert short and all(f"{s}: " in said and "small groups round down" in said for s in short)
+
+
+@pytest.mark.slow
+def test_the_generate_command_balances_the_test_levels(tmp_path):
+    from typer.testing import CliRunner
+
+    from homesim.cli import app
+    from homesim.datasets.sources import read_episodes
+
+    args = ["generate", "handmethat", "--episodes", "10", "--seed", "3", "--balance-levels", "2"]
+    for workers in ("1", "2"):
+        made = CliRunner().invoke(app, [*args, "--workers", workers, "--out", str(tmp_path / workers)])
+        assert made.exit_code == 0, made.output
+    test = read_episodes(tmp_path / "1", suite="handmethat").splits["test"]
+    assert Counter(e.level for e in test) == {1: 2, 2: 2, 3: 2, 4: 2}
+    assert (tmp_path / "1" / "test.jsonl.gz").read_bytes() == (tmp_path / "2" / "test.jsonl.gz").read_bytes()
+    assert json.loads((tmp_path / "1" / "generation.json").read_text())["balance_levels"] == 2

@@ -22,6 +22,7 @@ from homesim.language.handmethat.utterances import (
 )
 from homesim.language.rsa import listener, speaker
 from homesim.tasks.handmethat.levels import level_of
+from homesim.tasks.handmethat.relevance import Relevance
 from homesim.tasks.handmethat.task import Meaning
 
 
@@ -87,7 +88,10 @@ def test_meanings_of_a_scene_follow_things_and_abilities() -> None:
     # pad#1 is on the sofa and not dusty: subsets of (kind, position, dusty), the kind as class, subclass or type
     assert len(pads) == 4 * 4 and bring(ontop="sofa", dusty=False, type="pad") in pads
     assert all(m.target is None for m in pads)
-    assert {m.target for m in meanings(state, "move_to", ("table", "sofa"), about={"pad#1"})} == {"table", "sofa"}
+    moves = meanings(state, "move_to", ("table", "sofa"), about={"pad#1"})
+    assert {m.target for m in moves} == {"table", "sofa"}
+    # their generator forms move_to and change_state meanings by class or type only: 4 + 4 x 2 per target
+    assert len(moves) == 2 * 12 and not any("subclass" in m.details for m in moves)
     verbs = {m.target for m in meanings(state, "change_state", about={"apple#0"})}
     assert verbs == {"heat", "cool", "slice"}  # an apple is cookable, freezable and sliceable
     assert objects_of(state, bring(type="pad")) == (("pad#0", None), ("pad#1", None))
@@ -98,7 +102,8 @@ def test_meanings_of_a_scene_follow_things_and_abilities() -> None:
 
 
 def _two_pads(remaining_steps: int = 5):
-    """The human wants a clean pad: pad#1 (clean, on the sofa) serves fully, pad#0 (dusty) partly."""
+    """The human wants a clean pad: pad#1 (clean, on the sofa) serves fully, pad#0 (dusty) partly; every
+    thing of the world is relevant, the pads the goal's targets."""
     state = small_world()
 
     def distance(s) -> float:
@@ -107,17 +112,20 @@ def _two_pads(remaining_steps: int = 5):
             return 0.0
         return 1.5 if held else 3.0
 
-    values = help_values(state, "bring_me", distance, remaining_steps, relevant={"pad#0", "pad#1"})
+    relevant = Relevance(frozenset(state.things), frozenset({"pad#0", "pad#1"}))
+    values = help_values(state, "bring_me", distance, remaining_steps, relevant)
     return state, values, useful_objects(values, distance(state))
 
 
 def test_help_values_and_useful_objects() -> None:
     state, values, useful = _two_pads()
     assert values[("pad#1", None)] == 0 and values[("pad#0", None)] == -0.5  # -1.5, +1 for a bring_me
-    assert values[("apple#0", None)] == -5  # not among the goal's things
+    assert values[("apple#0", None)] == -5  # relevant, but not the goal's target: minus the steps left
     assert useful == (("pad#0", None), ("pad#1", None))
-    _, few, _ = _two_pads(remaining_steps=1)  # fewer steps left than the distance now: still no help
-    assert few[("apple#0", None)] == -3 and useful_objects(few, 3.0) == useful
+    # fewer steps left (1) than h_FF now (3): their rule, -1 > -3, makes every relevant help useful
+    _, few, _ = _two_pads(remaining_steps=1)
+    assert few[("apple#0", None)] == -1 and ("apple#0", None) in useful_objects(few, 3.0)
+    assert useful_objects(few, 1.0) == useful  # and none when it is not: -1 > -1 fails
 
 
 def test_listener_picks_the_intended_pad() -> None:
@@ -132,6 +140,22 @@ def test_listener_picks_the_intended_pad() -> None:
     # "bring me that" said of the clean pad on the sofa: only pragmatics and the goal resolve it
     m = bring(ontop="sofa")
     assert level_of(useful, objects_of(state, m), objects_of(state, bring()), objects_of(state, m)) == 3
+
+
+def test_levels_3_and_4_by_the_papers_definitions() -> None:
+    """The human means the pad on the sofa (pad#1) and says "bring me that" (A(u): every movable thing).
+    Both pads useful, so A(g) & A(u) = both pads, not A(m): never level 1 or 2. With pad#1 worth more (-1
+    against -3) the listener reads "that" as the pad on the sofa: A(g) & A(r) = A(m), level 3. With both
+    worth the same, nothing tells the pads apart for "that": the reading fits both, level 4."""
+    state = small_world()
+    useful, meant, that = (("pad#0", None), ("pad#1", None)), bring(ontop="sofa"), bring()
+    for value_of_pad0, level in ((-3.0, 3), (-1.0, 4)):
+        game = pragmatics(state, "bring_me", {useful[0]: value_of_pad0, useful[1]: -1.0}, useful, 5)
+        assert game is not None and meant in game.meanings
+        reading = game.meanings[int(np.argmax(game.reading_of(that)))]
+        in_reading = objects_of(state, reading)
+        assert set(in_reading) == ({useful[1]} if level == 3 else set(useful))
+        assert level_of(useful, objects_of(state, meant), objects_of(state, that), in_reading) == level
 
 
 def test_request_is_seeded_and_consistent() -> None:

@@ -25,6 +25,12 @@ def generate_handmethat(
         str, typer.Option(help="homesim (a dataset folder) or handmethat (their files and HandMeThat_data_info.json)")
     ] = "homesim",
     workers: Annotated[int, typer.Option(min=1, help="processes; the output does not depend on it")] = 1,
+    balance_levels: Annotated[
+        int,
+        typer.Option(
+            min=0, help="N > 0: a test split of N episodes of each level, made after the others (split 90/5 then)"
+        ),
+    ] = 0,
     backend: BackendOption = "local",
     ray_address: RayAddressOption = None,
 ) -> None:
@@ -37,13 +43,14 @@ def generate_handmethat(
     from homesim.datasets.handmethat.export import write_handmethat
     from homesim.datasets.handmethat.generate import SPLITS, generate
 
-    splits, rejected = generate(episodes, seed, runs_on, progress)
+    splits, rejected = generate(episodes, seed, runs_on, progress, balance_levels)
     if format == "handmethat":
         write_handmethat(out, splits, demo_observations)
     else:
         source = {"generator": f"homesim {__version__}", "episodes": episodes, "seed": seed}
+        source |= {"balance_levels": balance_levels} if balance_levels else {}
         write_dataset(out, splits, {}, source, suite="handmethat")
-    table = Table(title=f"generated {plural(episodes, 'episode')} into {out} ({format})")
+    table = Table(title=f"generated {plural(sum(map(len, splits.values())), 'episode')} into {out} ({format})")
     for column in ("split", "episodes", "level 1", "level 2", "level 3", "level 4", "bring_me", "move_to",
                    "change_state", "mean human steps"):
         table.add_column(column, justify="left" if column == "split" else "right")
@@ -68,6 +75,7 @@ def generate_handmethat(
     if rejected:
         console.print("rejected samples: " + ", ".join(f"{reason}: {n}" for reason, n in rejected.most_common()))
     summary = {s: len(e) for s, e in splits.items()} | {"rejected": dict(rejected)}
+    summary |= {"balance_levels": balance_levels} if balance_levels else {}
     out.mkdir(parents=True, exist_ok=True)
     (out / "generation.json").write_text(json.dumps(summary, indent=1, sort_keys=True))
 

@@ -4,7 +4,8 @@ listener that reason about each other `depth` times over a literal semantics.
 Matrices are meanings x utterances. The literal speaker (depth 0) is the literal semantics itself, 1
 where the utterance is true of the meaning, unnormalised as in their code; the listener at depth d is
 P(m | u) proportional to prior(m) * S_d(u | m); the speaker at depth d > 0 is P(u | m) proportional to
-exp(alpha * (log L_{d-1}(m | u) - cost(u))). HandMeThat uses depth 10 and alpha 2 (their supplement A.3).
+exp(alpha * (log L_{d-1}(m | u) - cost(u))). HandMeThat uses depth 10 and alpha 2 (their supplement A.3;
+their generator's `get_pragmatic_speaker` and `get_pragmatic_listener`).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ proportions) within each (level, quest type) group, so every split has the same 
 
 The request (meaning, utterance, the listener's reading, the level) is the pragmatics' (`ask`), with
 their goal distance: the FF heuristic of the human's relaxed task over the goal's relevant things
-(`planning.handmethat.ff`, `planning.handmethat.relevance`).
+(`planning.handmethat.ff`, `tasks.handmethat.relevance`).
 """
 
 from __future__ import annotations
@@ -30,16 +30,9 @@ from homesim.parallel import Failed, Workers, run_chunks
 from homesim.planning.alfred.expert import Unrecoverable
 from homesim.planning.handmethat.expert import plan as expert_plan
 from homesim.planning.handmethat.ff import ff_distance
-from homesim.planning.handmethat.human import (
-    RELATIONS,
-    cut_plan,
-    forall_starts,
-    human_plan,
-    human_subplans,
-    requirements,
-)
-from homesim.planning.handmethat.relevance import relevance
-from homesim.tasks.handmethat.formula import holds, parse
+from homesim.planning.handmethat.human import cut_plan, forall_starts, human_plan, human_subplans
+from homesim.tasks.handmethat.relevance import relevance
+from homesim.tasks.handmethat.formula import holds
 from homesim.tasks.handmethat.goals import Goal, sample_goal
 from homesim.tasks.handmethat.task import QUEST_TYPES
 from homesim.world.handmethat import HmtAction
@@ -48,9 +41,13 @@ from homesim.world.handmethat.sampling import sample_scene
 from homesim.world.handmethat.state import HmtState
 
 SPLITS = {"train": 0.9, "validation": 0.05, "test": 0.05}
+TRAINING = {"train": 0.9 / 0.95, "validation": 0.05 / 0.95}  # with a level-balanced test split made apart
 GOALS_PER_SCENE = 5  # goals tried on one scene before sampling another
 SCENES_PER_EPISODE = 50  # an episode index gives up after this many scenes (never seen to happen)
 CHUNK = 25  # episodes per unit of work
+LEVELS = (1, 2, 3, 4)
+ROUND = 4000  # episodes made at most in one round towards a level-balanced test split
+BALANCE_LIMIT = 200  # episodes made per episode kept, at most, before a level-balanced split gives up
 Left = Sequence[tuple[str, int]]  # each subgoal, in the human's order, and the steps left of its part of the plan
 
 
@@ -59,22 +56,22 @@ def ask(
 ) -> tuple[str | None, Request] | None:
     """The human's request at the cut `state` of the `scene` (`language.handmethat.pragmatics`): a quest
     type drawn among those with a useful meaning, helps valued by h_FF over the goal's relevant things
-    (as the scene has them), and the subgoal the meant help serves (`served_subgoal`, from `left`: each
-    subgoal, in the human's order, with the steps of its part of the plan still to do; None when the
+    (as the scene has them, grounded in an order drawn as their process's sets order them), move_to
+    towards the goal's positions, and the subgoal the meant help serves (`served_subgoal`, from `left`:
+    each subgoal, in the human's order, with the steps of its part of the plan still to do; None when the
     help shortens none). None when no quest has a useful meaning or the relaxed goal is out of
     reach. Their generator rejects the scene in all these cases."""
     remaining = sum(n for _, n in left)
     relevant = relevance(goal.formula, scene)
-    distance = ff_distance(goal.formula, state, relevant.things)
+    distance = ff_distance(goal.formula, state, relevant.candidates(state, rng), rng)
     now = distance(state)
     if math.isinf(now):
         return None
-    need = requirements(parse(goal.formula), state) or []
-    targets = tuple(dict.fromkeys(args[1] for _, p, args in need if p in RELATIONS))
+    targets = tuple(n for n in state.things if n in relevant.positions)  # their rel_targets["POSITION"]
     quests = list(quests)
     rng.shuffle(quests)
     for quest in quests:
-        values = help_values(state, quest, distance, remaining, relevant=relevant.movable_targets, targets=targets)
+        values = help_values(state, quest, distance, remaining, relevant, targets)
         asked = request(state, quest, values, useful_objects(values, now), remaining, targets, rng)
         if asked is not None:
             return served_subgoal(left, state, asked, targets), asked
@@ -204,34 +201,83 @@ def generate(
     seed: int,
     workers: Workers = Workers(),
     progress: Callable = lambda items, total, description: items,
+    balance_levels: int = 0,
 ) -> tuple[dict[str, list[HandMeThatEpisode]], Counter]:
-    """`episodes` episodes split into train / validation / test, and the rejections by reason."""
-    chunks = [(seed, s, min(s + CHUNK, episodes)) for s in range(0, episodes, CHUNK)]
+    """`episodes` episodes split into train / validation / test, and the rejections by reason. With
+    `balance_levels` N the `episodes` are split into train and validation (90 to 5) and the test split is
+    the first N of each level among the seed's next episodes (`balanced`), as their Version 1 kept about
+    as many test episodes of each level."""
+    made, rejected = _made(seed, 0, episodes, workers, progress, "episodes")
+    if not balance_levels:
+        return split(made), rejected
+    test, more = balanced(seed, episodes, balance_levels, workers, progress, made)
+    return split(made, TRAINING) | {"test": test}, rejected + more
+
+
+def _made(
+    seed: int, start: int, stop: int, workers: Workers, progress: Callable, description: str
+) -> tuple[list[HandMeThatEpisode], Counter]:
+    """Episodes `start` to `stop - 1` of the seed, in index order, and the rejections."""
+    chunks = [(seed, s, min(s + CHUNK, stop)) for s in range(start, stop, CHUNK)]
     results: list = [None] * len(chunks)
-    for i, result in progress(run_chunks(_setup, (), _chunk, chunks, workers), len(chunks), "episodes"):
+    for i, result in progress(run_chunks(_setup, (), _chunk, chunks, workers), len(chunks), description):
         if isinstance(result, Failed):
             raise RuntimeError(f"episodes {chunks[i][1]}-{chunks[i][2] - 1}: {result.reason}")
         results[i] = result
     made = [e for chunk_episodes, _ in results for e in chunk_episodes]
-    rejected = sum((r for _, r in results), Counter())
-    return split(made), rejected
+    return made, sum((r for _, r in results), Counter())
 
 
-def split(episodes: list[HandMeThatEpisode]) -> dict[str, list[HandMeThatEpisode]]:
-    """90/5/5 within each (level, quest type) group, in episode order (the k-th of a group goes where the
-    running proportions lag most). Small groups round the held-out splits down, so a split they leave empty
-    takes the last episode of the largest (when there are episodes enough for every split)."""
-    out: dict[str, list[HandMeThatEpisode]] = {s: [] for s in SPLITS}
+def balanced(
+    seed: int,
+    start: int,
+    per_level: int,
+    workers: Workers,
+    progress: Callable,
+    seen: Sequence[HandMeThatEpisode] = (),
+) -> tuple[list[HandMeThatEpisode], Counter]:
+    """The first `per_level` episodes of each level among episodes `start`, `start` + 1, ... of the seed, in
+    index order, and the rejections. Episodes are made in rounds sized from the levels' frequencies so far
+    (in `seen` and the rounds before: the same whatever the workers); more than `BALANCE_LIMIT` episodes per
+    episode kept is an error naming the level short of them."""
+    kept: dict[int, list[HandMeThatEpisode]] = {level: [] for level in LEVELS}
+    frequency = Counter(e.level for e in seen)
+    index, rejected = start, Counter()
+    while short := {level: per_level - len(k) for level, k in kept.items() if len(k) < per_level}:
+        if index - start >= BALANCE_LIMIT * per_level * len(LEVELS):
+            level, missing = max(short.items(), key=lambda x: x[1])
+            raise RuntimeError(
+                f"--balance-levels {per_level}: {index - start} episodes of seed {seed} gave level {level} only "
+                f"{per_level - missing} times"
+            )
+        total = sum(frequency.values())
+        wanted = max(math.ceil(n * max(total, 1) / max(frequency[level], 1)) for level, n in short.items())
+        made, why = _made(seed, index, index + min(max(wanted, CHUNK), ROUND), workers, progress, "balanced test")
+        index += len(made)
+        rejected += why
+        frequency.update(e.level for e in made)
+        for e in made:
+            if len(kept[e.level]) < per_level:
+                kept[e.level].append(e)
+    return sorted((e for k in kept.values() for e in k), key=lambda e: e.id), rejected
+
+
+def split(episodes: list[HandMeThatEpisode], shares: dict[str, float] = SPLITS) -> dict[str, list[HandMeThatEpisode]]:
+    """90/5/5 (or other `shares`, summing to 1) within each (level, quest type) group, in episode order (the
+    k-th of a group goes where the running proportions lag most). Small groups round the held-out splits down,
+    so a split they leave empty takes the last episode of the largest (when there are episodes enough for every
+    split)."""
+    out: dict[str, list[HandMeThatEpisode]] = {s: [] for s in shares}
     seen: Counter = Counter()
     given: dict[tuple, Counter] = {}
     for e in episodes:
         group = (e.level, e.quest_type)
         seen[group] += 1
         counts = given.setdefault(group, Counter())
-        name = max(SPLITS, key=lambda s: SPLITS[s] * seen[group] - counts[s])
+        name = max(shares, key=lambda s: shares[s] * seen[group] - counts[s])
         counts[name] += 1
         out[name].append(e)
-    for name in SPLITS:
-        if not out[name] and len(episodes) >= len(SPLITS):
-            out[name].append(out[max(SPLITS, key=lambda s: len(out[s]))].pop())
+    for name in shares:
+        if not out[name] and len(episodes) >= len(shares):
+            out[name].append(out[max(shares, key=lambda s: len(out[s]))].pop())
     return out

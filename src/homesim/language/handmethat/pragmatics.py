@@ -2,23 +2,27 @@
 (their supplement A.3, by the rules of their generator's `meaning.py` and `rsa.py`), at the state s_T
 where the human stops and asks:
 
-- each robot help of the quest type (`world.handmethat.helping`) is valued by the goal distance after it
-  (-h_FF, +1 for bring_me); A(g) is the helps whose value beats -h_FF(s_T) (`help_values`,
-  `useful_objects`);
+- the robot's helps of the quest type (`world.handmethat.helping`) over the goal's relevant things are
+  valued as their `get_robot_operators_upon_goal` values them: by the goal distance after the help
+  (-h_FF, +1 for bring_me) when a target's name is in the thing's (`Relevance.valued`), else by minus
+  the human's remaining steps; A(g) is the helps whose value beats -h_FF(s_T) (`help_values`,
+  `useful_objects`), so a help that is no help is useful when h_FF(s_T) exceeds the steps left, as in
+  theirs;
 - P(m | g) is proportional to exp(3 (U - 0.5 c(m))), U the mean value of the helps the meaning's things
-  allow, and 0 unless every thing the meaning fits is useful; meanings below 1e-3 are dropped
-  (`meaning_prior`);
+  allow (minus the remaining steps for a thing without one), and 0 unless every thing the meaning fits
+  is useful; meanings below 1e-3 are dropped (`meaning_prior`, their `prob_m_given_g`,
+  `reformat_meanings` and `remove_low_probs`);
 - the human samples a meaning, then an utterance from the depth-10 RSA speaker; the listener samples
-  its reading (`request`), and the four sets give the level (`tasks.handmethat.levels`).
+  its reading (`request`, their `sample_meaning`, `get_utterance`, `estimate_meaning`), and the four sets
+  give the level (`tasks.handmethat.levels`).
 
 The goal distance (their FF heuristic) is the caller's: this module only asks it of states.
 """
 
 from __future__ import annotations
 
-import math
 import random
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,11 +40,12 @@ from homesim.language.handmethat.utterances import (
 )
 from homesim.language.rsa import listen, speaker
 from homesim.tasks.handmethat.levels import level_of
+from homesim.tasks.handmethat.relevance import Relevance
 from homesim.tasks.handmethat.task import Meaning
 from homesim.world.handmethat.helping import Help, help_step, why_not_help
 from homesim.world.handmethat.state import HmtState
 
-HOPELESS = -1000.0  # the value of a help after which the goal cannot be reached (their INF)
+UNREACHABLE = 1e9  # their h_FF when the relaxed goal is out of reach
 PRIOR_BETA, MEANING_COST_WEIGHT, KEPT = 3.0, 0.5, 1e-3
 # change_state verb -> the robot's help that does it ("open" has none: no meaning to open is useful)
 VERB_HELPS = {
@@ -72,41 +77,43 @@ def help_values(
     quest: str,
     goal_distance: Callable[[HmtState], float],
     remaining_steps: int,
-    relevant: Collection[str] | None = None,
+    relevant: Relevance | None = None,
     targets: Sequence[str] = (),
 ) -> Values:
-    """(thing, argument) -> the value of the robot's help: -goal_distance after it (+1 for bring_me, 0
-    when it reaches the goal, HOPELESS when the goal is then out of reach). Things outside `relevant`
-    (their generator's movable targets) get -remaining_steps without asking the distance, or the
-    distance now if it is longer (h_FF may exceed the steps the human had left: 10 against 9 on their
-    sample 54, where their A(g) has no such thing): a help that is no help is never useful."""
+    """(thing, argument) -> the value of the robot's help, as their `get_robot_operators_upon_goal` sets
+    it: -goal_distance after it, +1 for bring_me (0 when it reaches the goal; their 1e9 when the goal is
+    then out of reach). Given the goal's `relevant` things, only their helps are valued (their robot's
+    operators range over them, from and to relevant places); one whose thing (or move_to destination)
+    names no target gets -remaining_steps without asking the distance. Where two helps share a key (into
+    or onto a destination), the later one's value stands, as in their dict. Without `relevant`, every
+    help is valued by the distance (move_to towards `targets`)."""
     values: Values = {}
-    idle = -max(float(remaining_steps), goal_distance(state)) if relevant is not None else 0.0
+    grounded = state.things.keys() if relevant is None else relevant.things
+    places = [n for n, t in state.things.items() if n in grounded and t.category.receptacle] if relevant else targets
     for name, thing in state.things.items():
-        if quest != "change_state" and not thing.category.movable:
+        if name not in grounded or (quest != "change_state" and not thing.category.movable):
             continue
-        for arg, help in helps_of(state, quest, name, targets):
-            if why_not_help(state, help) is not None:
+        for arg, help in helps_of(state, quest, name, places):
+            if why_not_help(state, help) is not None or not grounded >= set(help.args):
                 continue
-            if relevant is not None and name not in relevant:
-                value = idle
+            if relevant is None or (relevant.valued(name) and (quest != "move_to" or relevant.names_position(arg))):
+                h = min(goal_distance(help_step(state, help)[0]), UNREACHABLE)
+                values[(name, arg)] = -h + (quest == "bring_me" and h > 0)
             else:
-                h = goal_distance(help_step(state, help)[0])
-                value = HOPELESS if math.isinf(h) else -h + (quest == "bring_me" and h > 0)
-            values[(name, arg)] = max(value, values.get((name, arg), HOPELESS))
+                values[(name, arg)] = -float(remaining_steps)
     return values
 
 
 def useful_objects(values: Mapping[tuple[str, str | None], float], distance_now: float) -> Objects:
-    """A(g): the helps whose value beats doing nothing (-h_FF at s_T)."""
-    return tuple(k for k, v in values.items() if v > -distance_now)
+    """A(g): the helps whose value beats doing nothing, -h_FF at s_T (their `reward > -hff`)."""
+    return tuple(k for k, v in values.items() if v > -min(distance_now, UNREACHABLE))
 
 
 def meaning_prior(
     state: HmtState, candidates: Sequence[Meaning], values: Values, useful: Objects, remaining_steps: int
 ) -> np.ndarray:
-    """P(m | g) over the candidates (their `prob_m_given_g`, then small ones dropped and renormalised);
-    all zero when no candidate is useful."""
+    """P(m | g) over the candidates (their `prob_m_given_g` and `is_useful_meaning`, then those below 1e-3
+    dropped and the rest renormalised, their `reformat_meanings`); all zero when no candidate is useful."""
     useful_set = set(useful)
     every = [(n, features(t)) for n, t in state.things.items()]  # locations too, as theirs
     of_kind: dict[tuple[str, object], list] = {}  # only things of the kind a description names can fit it
@@ -177,8 +184,9 @@ class Pragmatics:
 def pragmatics(
     state: HmtState, quest: str, values: Values, useful: Objects, remaining_steps: int, targets: Sequence[str] = ()
 ) -> Pragmatics | None:
-    """The RSA game at s_T, or None when no meaning is useful (their generator then rejects the scene).
-    Only meanings about useful things are formed: any other has a thing it fits that is not useful."""
+    """The RSA game at s_T (their `remove_low_probs`, then `get_pragmatic_speaker` and `_listener` at depth
+    10), or None when no meaning is useful (their generator then rejects the scene). Only meanings about
+    useful things are formed: any other has a thing it fits that is not useful."""
     about = {n for n, _ in useful}
     candidates = meanings(state, quest, targets, about=about)
     p = meaning_prior(state, candidates, values, useful, remaining_steps)

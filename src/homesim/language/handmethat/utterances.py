@@ -83,21 +83,25 @@ def meanings(
     """Every meaning of the quest about the scene's movable things, each once, in their enumeration's
     order: per thing, each subset of (kind, position, its states), the kind said as class, subclass or
     type; for move_to each target, for change_state each verb the abilities of a thing it fits allow.
-    `about` limits the things the meanings are formed from (not the things they fit)."""
+    `about` limits the things the meanings are formed from (not the things they fit). Their
+    `generate_reasonable_meaning` forms no move_to or change_state meaning by subclass: before adding one
+    it looks for the class meaning it has just added (an utterance may still say the subclass)."""
     descriptions: dict[tuple, dict[str, object]] = {}
     verbs: dict[tuple, set[str]] = {}
+    said_kinds = KINDS if quest == "bring_me" else ("class", "type")
     for thing in state.things.values():
         if not thing.category.movable or (about is not None and thing.name not in about):
             continue
         own = attributes(thing)
         position = {thing.relation: thing.parent} if thing.parent is not None else {}
         thing_verbs = {v for v, needs in VERB_ABILITIES.items() if any(thing.category.can(a) for a in needs)}
+        named = (thing.category.cls, thing.category.subclass, thing.type)
         for n in range(len(own) + 3):
             for chosen in combinations(("kind", "position", *own), n):
                 base: dict[str, object] = dict(position) if "position" in chosen else {}
                 base.update((k, own[k]) for k in chosen if k in own)
-                kinds = (thing.category.cls, thing.category.subclass, thing.type) if "kind" in chosen else ()
-                for d in [{**base, k: v} for k, v in zip(KINDS, kinds)] or [base]:
+                kinds = [(k, v) for k, v in zip(KINDS, named) if k in said_kinds] if "kind" in chosen else []
+                for d in [{**base, k: v} for k, v in kinds] or [base]:
                     key = _key(d)
                     descriptions.setdefault(key, d)
                     verbs.setdefault(key, set()).update(thing_verbs)
@@ -120,7 +124,7 @@ def _key(description: Mapping[str, object]) -> tuple:
 def utterances_under(meaning: Meaning) -> list[Meaning]:
     """The utterances that say no more than the meaning: any subset of its specifiers, its kind said as
     it is or more generally (a type as its subclass or class) or left out; a move_to may leave out
-    its target ("put it over there")."""
+    its target ("put it over there"). Their `get_utterances_under_meaning`."""
     d = meaning.details
     kind = next((k for k in reversed(KINDS) if k in d), None)
     kinds: list[dict[str, object]] = [{}]
@@ -182,8 +186,9 @@ def meaning_cost(meaning: Meaning) -> float:
 
 
 def literal_semantics(meanings_: Sequence[Meaning]) -> tuple[list[Meaning], np.ndarray]:
-    """The utterances under any of the meanings, each once, in order, and the literal semantics between
-    them (meanings x utterances, 1 where `says_no_more`: exactly the utterances under the meaning)."""
+    """The utterances under any of the meanings, each once, in order (their `remove_low_probs`), and the
+    literal semantics between them (meanings x utterances, 1 where `says_no_more`: exactly the utterances
+    under the meaning; their depth-0 speaker)."""
     columns: dict[tuple, int] = {}
     said: list[Meaning] = []
     rows = []

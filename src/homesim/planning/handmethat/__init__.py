@@ -1,1 +1,1 @@
-"""HandMeThat's planners: the robot's expert (`expert`), the human's plans (`human`), the FF heuristic over their relaxed domain (`ff`, `ff_domain`) and the goal's relevant things (`relevance`) that decide A(g), and the PDDL export (`pddl`)."""
+"""HandMeThat's planners: the robot's expert (`expert`), the human's plans (`human`), the FF heuristic over their relaxed domain (`ff`, `ff_domain`) that decides A(g) over the goal's relevant things (`tasks.handmethat.relevance`), and the PDDL export (`pddl`)."""

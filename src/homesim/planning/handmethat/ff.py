@@ -1,33 +1,46 @@
-"""The FF heuristic for HandMeThat's human (Hoffmann and Nebel's h_FF, as their generator computes it):
-the length of a relaxed plan, read back from the relaxed planning graph of the human's actions towards
-the goal, ignoring what the actions undo.
+"""The FF heuristic for HandMeThat's human (Hoffmann and Nebel's h_FF, as their generator computes it:
+pdsketch's `StripsHFFHeuristic` on the task `generation.py` builds): the length of a relaxed plan, read
+back from the relaxed planning graph of the human's actions towards the goal, ignoring what the actions
+undo.
 
-The task is grounded once per goal, scene and set of relevant things (`planning.handmethat.relevance`:
+The task is grounded once per goal, scene and set of relevant things (`tasks.handmethat.relevance`:
 their generator grounds the human's operators over those alone) and then asked of any state:
 
 - facts and operators: the human's actions of homesim's engine over those things, with their
-  preconditions as alternatives (their `or`s) and the facts they add (`handmethat_ff_domain`);
+  preconditions as alternatives (their `or`s) and the facts they add (`handmethat_ff_domain`), in the
+  order their generator grounds them (the things' order: `Relevance.candidates`);
 - the goal formula grounded over the things, fixed facts folded in (`exists` an `or` of its instances,
   `forall` an `and`), atoms about things outside the task taken as they are in the grounding state.
+  Their classifiers flatten nested `or`s and put the single facts before the conjunctions, and a set of
+  single facts yields whichever of its true facts their Python set gives first (`rng` draws that order;
+  without one, the grounding's).
 
 h(state): layer k+1 adds the facts of every operator whose preconditions hold in layer k, until the
-goal holds (infinite if the layers stop growing first). The relaxed plan is extracted backwards as
-theirs is: the goal's facts (an `or` taken by its first true part) are needed at the layer each first
-appears; going down the layers, an operator of layer t is taken, in operator order, when it adds a fact
-still needed at t+1, and its preconditions (its first alternative that held at t) become needed where
-they first appeared. h_FF is the number of operators taken. Where their code's order is that of a
-Python set (a simple disjunction's witness, operators of one schema), homesim takes the things' order.
+goal holds (infinite if the layers stop growing first; theirs returns 1e9). The relaxed plan is
+extracted backwards as theirs is: the goal's facts (an `or` taken by its first true part) are needed at
+the layer each first appears; going down the layers, an operator of layer t is taken, in operator
+order, when it adds a fact still needed at t+1, and its preconditions (its first alternative that held
+at t) become needed where they first appeared. h_FF is the number of operators taken. Their relevance
+analyses (forward reachability, backward from the goal) only drop operators and facts that cannot
+change such a plan.
+
+Which operator comes first among those of a layer that add a needed fact (put the cup in the box where
+the box stands, or where it could be brought) decides h_FF, and their order is a Python set's: homesim's
+generator draws one per episode (`rng`), as their generator's process has one; without `rng` the
+things' order is the scene's.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection
+import random
+from collections.abc import Callable, Collection, Sequence
 
 import numpy as np
 
 from homesim.planning.handmethat.ff_domain import EMPTY, IGNORED, RELATION, STATE, TRUE, Facts, ground
 from homesim.tasks.handmethat.formula import Formula, compile_formula, guard, parse
+from homesim.tasks.handmethat.relevance import CLASSES
 from homesim.world.handmethat.actions import HmtAction
 from homesim.world.handmethat.state import HmtState, Thing
 
@@ -35,21 +48,26 @@ NEVER = np.iinfo(np.int64).max
 
 
 class RelaxedTask:
-    """The human's relaxed planning task towards `goal` over the relevant `things` of `state` (their
-    parents and the human's location are added, so every relevant thing can be reached)."""
+    """The human's relaxed planning task towards `goal` over the relevant `things` of `state`, grounded in
+    their order when they come as a sequence (`Relevance.candidates`), else by class in the scene's
+    order; where the human stands and what holds a thing are added at the end (never needed on their
+    episodes: the human moves relevant things among relevant places). `rng` draws the order their Python
+    sets give the goal's single facts."""
 
-    def __init__(self, goal: str, state: HmtState, things: Collection[str]):
-        relevant = set(things) | {state.human.at}
-        for name in list(relevant):
-            parent = state[name].parent
-            while parent is not None:
-                relevant.add(parent)
-                parent = state[parent].parent
-        self.things = [n for n in state.things if n in relevant]  # file order
+    def __init__(self, goal: str, state: HmtState, things: Collection[str], rng: random.Random | None = None):
+        order = list(things) if isinstance(things, Sequence) else _by_class(state, things)
+        known = set(order)
+        for name in [state.human.at, *order]:
+            while name is not None:
+                if name not in known:
+                    order.append(name)
+                    known.add(name)
+                name = state[name].parent
+        self.things = order
         self._index = {n: i for i, n in enumerate(self.things)}
         self._facts = Facts(len(self.things))
         self._operators = ground(state, self.things)
-        self.goal = _ground(parse(goal), state, self._fact_of, {})
+        self.goal = _in_their_order(_ground(parse(goal), state, self._fact_of, {}), rng)
         add = self._operators.add
         self._adders = _index_by_fact(add, IGNORED, self._facts.count)  # fact -> operators adding it
         self._add_sets = [frozenset(a.tolist()) for a in add]
@@ -155,9 +173,9 @@ class RelaxedTask:
         return plan
 
     def _first_adder(self, fact: int, t: int, op_layer: np.ndarray) -> int:
-        """The first operator (in operator order) of layer t that adds the fact. Not FF's easiest achiever:
-        theirs takes the first, and only that reproduces their A(g) (on sample 54 the easiest gives
-        h_FF 7 where their values need at least 9)."""
+        """The first operator (in operator order) of layer t that adds the fact: their extraction scans a
+        layer's operators in order and takes each that adds a needed fact. Not FF's easiest achiever,
+        which would put the cup in the box where the box stands when their order puts it elsewhere."""
         starts, rows = self._adders
         adders = rows[starts[fact] : starts[fact + 1]]
         return int(adders[op_layer[adders] == t][0])
@@ -171,8 +189,6 @@ def _index_by_fact(rows: np.ndarray, pad: int, facts: int) -> tuple[np.ndarray, 
     starts = np.zeros(facts + 1, dtype=np.int64)
     np.cumsum(np.bincount(fact, minlength=facts), out=starts[1:])
     return starts, row[order]
-
-
 
 
 # --- the goal ------------------------------------------------------------------------------------------
@@ -233,6 +249,32 @@ def _needs(node, true: np.ndarray) -> list[int] | None:
     return out
 
 
-def ff_distance(goal: str, state: HmtState, things: Collection[str]) -> Callable[[HmtState], float]:
+def _by_class(state: HmtState, things: Collection[str]) -> list[str]:
+    """Things given as a set, in their generator's class order (locations, receptacles, food, tools,
+    things), the scene's order within a class."""
+    rank = {c: i for i, c in enumerate(CLASSES)}
+    return sorted((n for n in state.things if n in things), key=lambda n: rank[state[n].category.cls])
+
+
+def _in_their_order(node, rng: random.Random | None):
+    """The goal as their classifiers compose it: nested `and`s and `or`s flattened, an `or`'s single facts
+    first (in an order `rng` draws, as their set's), then its conjunctions in order."""
+    if not isinstance(node, tuple):
+        return node
+    op, parts = node
+    flat: list = []
+    for p in (_in_their_order(p, rng) for p in parts):
+        flat += p[1] if isinstance(p, tuple) and p[0] == op else [p]
+    if op == "or":
+        facts = [p for p in flat if not isinstance(p, tuple)]
+        if rng is not None:
+            rng.shuffle(facts)
+        flat = facts + [p for p in flat if isinstance(p, tuple)]
+    return (op, tuple(flat))
+
+
+def ff_distance(
+    goal: str, state: HmtState, things: Collection[str], rng: random.Random | None = None
+) -> Callable[[HmtState], float]:
     """The goal distance h_FF as a function of a state (the task grounded once, at `state`)."""
-    return RelaxedTask(goal, state, things).h
+    return RelaxedTask(goal, state, things, rng).h

@@ -7,8 +7,13 @@ Facts are numbered by arithmetic over the things' indices (`Facts`): where the h
 empty, what it holds, each thing in or on each other, and each Boolean state both ways (`open` and
 `not-open`: their STRIPS compilation keeps a negated literal as a fact of its own). Preconditions and
 effects are those of homesim's engine (`world.handmethat.dynamics`, their domain's), schemas in their
-domain's order, arguments in the things' order (their generator's itertools.product over its
-candidates).
+domain's order, arguments in the things' order (their `generate_relevant_partially_grounded_actions`:
+itertools.product over each argument's candidates, the things given in their order), each argument over
+the classes their `ACTION_ARGS` allow: heating, cooling and slicing take food, soaking and a cleaning
+tool and a switched thing are tools, what is cleaned a receptacle or a thing.
+
+A precondition "o in or on p" is their `or` of the two; which of them their classifier tries first
+never matters, as no place holds things both in and on it.
 """
 
 from __future__ import annotations
@@ -66,7 +71,8 @@ class Operators:
 
 
 def ground(state: HmtState, names: list[str]) -> Operators:
-    """The human's operators over the named things of the state."""
+    """The human's operators over the named things of the state, in their generator's order for things
+    given in its order."""
     catalog, f = handmethat_catalog(), Facts(len(names))
     cats = [state[n].category for n in names]
 
@@ -74,6 +80,7 @@ def ground(state: HmtState, names: list[str]) -> Operators:
         return np.array([bool(test(c)) for c in cats], dtype=bool)
 
     loc, movable = flag(lambda c: not c.movable), flag(lambda c: c.movable)
+    is_food, is_tool, is_thing = (flag(lambda c, k=k: c.cls == k) for k in ("FOOD", "TOOL", "THING"))
     rec, plain = flag(lambda c: c.cls == "RECEPTACLE"), flag(lambda c: c.movable and not c.receptacle)
     inside, ontop, openable = flag(lambda c: c.holds_inside), flag(lambda c: c.holds_ontop), flag(lambda c: c.openable)
     toggleable, soakable = flag(lambda c: c.toggleable), flag(lambda c: c.soakable)
@@ -126,30 +133,34 @@ def ground(state: HmtState, names: list[str]) -> Operators:
               lambda o, r, lc, opened=opened: [([at(lc), held(o), door(r) if opened else TRUE, *w], ok)
                                                for w, ok in within(r, lc)],
               [lambda o, r, lc, r_id=r_id: f.related(r_id, o, r), lambda o, r, lc: EMPTY])  # fmt: skip
-    switches = (("open", openable, ("open", "close")), ("toggled", toggleable, ("toggle-on", "toggle-off")))
-    for name, able, verbs in switches:
+    switches = (
+        ("open", openable, rec, ("open", "close")),
+        ("toggled", toggleable, is_tool, ("toggle-on", "toggle-off")),
+    )
+    for name, able, kind, verbs in switches:
         noun = "receptacle" if name == "open" else "movable"
         for verb, on in zip(verbs, (True, False)):
             block(f"{verb}-location", [where(loc & able)], None,
                   lambda lc, name=name, on=on: [([at(lc), f.state(name, lc, negated=on)], None)],
                   [lambda lc, name=name, on=on: f.state(name, lc, negated=not on)])  # fmt: skip
         for verb, on in zip(verbs, (True, False)):
-            block(f"{verb}-{noun}-at-location", [where(movable & able), L], None,
+            block(f"{verb}-{noun}-at-location", [where(kind & able), L], None,
                   lambda o, lc, name=name, on=on: [([at(lc), f.state(name, o, negated=on), *w], ok)
                                                    for w, ok in within(o, lc)],
                   [lambda o, lc, name=name, on=on: f.state(name, o, negated=not on)])  # fmt: skip
     kinds = {"heats": catalog.heats, "cools": catalog.cools, "soaks": catalog.soaks, "slices": catalog.slices}
     appliance = {kind: flag(lambda c, types=types: c.type in types) for kind, types in kinds.items()}
-    block("heat-obj", [where(plain & flag(lambda c: c.cookable)), where(appliance["heats"] & loc)], None,
+    block("heat-obj", [where(is_food & plain & flag(lambda c: c.cookable)), where(appliance["heats"] & loc)], None,
           lambda o, lc: [([EMPTY, at(lc), f.state("toggled", lc), f.related(r, o, lc)], None) for r in (0, 1)],
           [lambda o, lc: f.state("cooked", o), lambda o, lc: f.state("toggled", lc, True),
            lambda o, lc: f.state("frozen", o, True)])  # fmt: skip
-    block("cool-obj", [where(plain & flag(lambda c: c.freezable)), where(appliance["cools"] & loc)], None,
+    block("cool-obj", [where(is_food & plain & flag(lambda c: c.freezable)), where(appliance["cools"] & loc)], None,
           lambda o, lc: [([EMPTY, at(lc), f.related(0, o, lc), f.state("toggled", lc)], None)],
           [lambda o, lc: f.state("frozen", o), lambda o, lc: f.state("cooked", o, True)])  # fmt: skip
-    block("slice-obj", [where(plain & flag(lambda c: c.sliceable)), where(movable & appliance["slices"]), L], None,
-          lambda o, k, lc: [([held(k), at(lc), f.related(1, o, lc)], None)], [lambda o, k, lc: f.state("sliced", o)])
-    block("soak-obj", [where(plain & soakable), where(appliance["soaks"] & loc)], None,
+    block("slice-obj", [where(is_food & plain & flag(lambda c: c.sliceable)), where(is_tool & appliance["slices"]), L],
+          None, lambda o, k, lc: [([held(k), at(lc), f.related(1, o, lc)], None)],
+          [lambda o, k, lc: f.state("sliced", o)])  # fmt: skip
+    block("soak-obj", [where(is_tool & plain & soakable), where(appliance["soaks"] & loc)], None,
           lambda o, lc: [([at(lc), f.related(0, o, lc), f.state("toggled", lc)], None)],
           [lambda o, lc: f.state("soaked", o), lambda o, lc: f.state("toggled", lc, True)])  # fmt: skip
 
@@ -159,10 +170,11 @@ def ground(state: HmtState, names: list[str]) -> Operators:
     def wet(tool):
         return np.where(soakable[tool], f.state("soaked", tool), TRUE)
 
-    block("clean-obj-at-location", [M, M, L], lambda o, tool, lc: cleans[o, tool],
+    T = where(is_tool)
+    block("clean-obj-at-location", [where(rec | is_thing), T, L], lambda o, tool, lc: cleans[o, tool],
           lambda o, tool, lc: [([at(lc), *w, held(tool), wet(tool)], ok) for w, ok in within(o, lc)],
           [lambda o, tool, lc: cleaned(o)[0], lambda o, tool, lc: cleaned(o)[1]])  # fmt: skip
-    block("clean-location", [M, L], lambda tool, lc: cleans[lc, tool],
+    block("clean-location", [T, L], lambda tool, lc: cleans[lc, tool],
           lambda tool, lc: [([at(lc), held(tool), wet(tool)], None)],
           [lambda tool, lc: cleaned(lc)[0], lambda tool, lc: cleaned(lc)[1]])  # fmt: skip
     assert [b[0] for b in blocks] == [v for v in SHARED if v in {b[0] for b in blocks}], "schemas out of order"

@@ -1,1 +1,1 @@
-"""HandMeThat's task: the request and its meaning (`task`), the goal language (`formula`), the goal templates (`goals`) and the hardness levels (`levels`)."""
+"""HandMeThat's task: the request and its meaning (`task`), the goal language (`formula`), the goal templates (`goals`), the goal's relevant things (`relevance`) and the hardness levels (`levels`)."""

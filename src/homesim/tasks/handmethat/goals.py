@@ -21,6 +21,10 @@ from homesim.world.handmethat.catalog import handmethat_catalog
 from homesim.world.handmethat.state import HmtState
 
 _BLANK = re.compile(r"\{(\w+?)(?:_(\d))?\}")
+# the pick-and-place templates their generator makes episodes of by default (its `pap_tasks`), by index
+PICK_AND_PLACE = frozenset(
+    {2, 3, 24, 25, 26, 30, 31, 32, 33, 35, 36, 46, 52, 53, 54, 55, 56, 57, 58, 60, 62, 63, 64, 65, 66}
+)
 
 
 @dataclass(frozen=True)
