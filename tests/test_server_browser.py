@@ -137,7 +137,7 @@ def test_a_worker_killed_mid_scoring_is_replaced_and_scores_once(tmp_path):
             row = session.scalar(select(Submission))
             return row.status, row.attempts
 
-    _until(lambda: status() == ("running", 1), 60, "the first worker to claim it")
+    _until(lambda: status() == ("running", 1), 180, "the first worker to claim it")
     first.kill()
     first.wait(timeout=10)
     assert status() == ("running", 1)
