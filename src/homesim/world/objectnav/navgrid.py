@@ -69,9 +69,10 @@ class NavGrid:
         self.low, self.high = self._height_map()
         from scipy import ndimage  # scipy is imported where used: 0.3-0.7 s that processes without grids skip
 
-        free = self._floor() & ~(self.low < embodiment.body_height)
-        clearance = ndimage.distance_transform_edt(free) * LATTICE
-        navigable = free & (clearance > embodiment.radius)
+        # free: on the floor and under no obstacle the body meets (`geodesic` reads the obstacles off it)
+        self.free = self._floor() & ~(self.low < embodiment.body_height)
+        clearance = ndimage.distance_transform_edt(self.free) * LATTICE
+        navigable = self.free & (clearance > embodiment.radius)
         self.steps = tuple(self._step_vector(yaw) for yaw in embodiment.yaws)
         self.step_length = tuple(math.hypot(*v) * LATTICE for v in self.steps)
         self.navigable = self._largest_component(navigable)
