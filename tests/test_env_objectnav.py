@@ -14,13 +14,14 @@ from gymnasium.utils.env_checker import check_env
 import homesim.envs  # noqa: F401  (registers the envs)
 from homesim.envs.objectnav import CATEGORY_NAMES, ObjectNavEnv
 from homesim.scenes.houses import generate_house
-from homesim.tasks.objectnav import ObjectNavEpisode, category_goals, goal_field
+from homesim.tasks.objectnav import ObjectNavEpisode, category_goals, goal_distance, goal_field
 from homesim.world.objectnav.embodiment import LOCOBOT
 from homesim.world.objectnav.navgrid import ACTIONS, nav_grid
 
 
 def far_episode(seed: int, category: str) -> tuple[ObjectNavEpisode, dict]:
-    """An episode in house `seed` starting where the category's view points are farthest."""
+    """An episode in house `seed` starting where the category's view points are farthest to walk to, with the
+    geodesic distance habitat would give it."""
     scene, _ = generate_house(seed)
     grid = nav_grid(scene, LOCOBOT)
     goals = category_goals(scene, grid, category)
@@ -28,8 +29,9 @@ def far_episode(seed: int, category: str) -> tuple[ObjectNavEpisode, dict]:
     points = grid.navigable_points(8)
     d = np.array([grid.geodesic(field, x, z) for x, z in points])
     x, z = points[int(np.argmax(np.where(np.isfinite(d), d, -1)))]
+    geodesic = goal_distance(grid, goals).distance(float(x), float(z))
     episode = ObjectNavEpisode(
-        f"h{seed}-{category}", scene.id, (float(x), float(z)), 90, category, goals, float(d.max()), 1.0, "hard"
+        f"h{seed}-{category}", scene.id, (float(x), float(z)), 90, category, goals, geodesic, 1.0, "hard"
     )
     return episode, {scene.id: scene}
 

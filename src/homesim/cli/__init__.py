@@ -9,6 +9,7 @@ from homesim.cli import (  # noqa: F401  (registers the sub-commands)
     objectnav_generate,
     render,
     train,
+    verify,
 )
 from homesim.cli.common import app
 

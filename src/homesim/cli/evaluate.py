@@ -92,6 +92,14 @@ def evaluate_command(
             rich_help_panel=HANDMETHAT_PANEL,
         ),
     ] = None,
+    protocol_name: Annotated[
+        str | None,
+        typer.Option(
+            "--protocol",
+            help="whose rules score it: ObjectNav objectnav-2020 (the default), habitat or robothor; ALFRED alfred"
+            " (the default) or alfred-code (its evaluation code's quirks); options set one by one make it custom"
+        ),
+    ] = None,
 ) -> None:
     """Evaluate an agent under its benchmark's protocol and print the paper's tables (ALFRED's by default)."""
     from homesim.agents.protocol import OBSERVATION_FILTERS
@@ -99,7 +107,7 @@ def evaluate_command(
     from homesim.errors import DataError
     from homesim.evaluation.evaluate import EvaluationConfig, evaluate
     from homesim.evaluation.report import subgoals_table
-    from homesim.evaluation.suite import OptionError
+    from homesim.evaluation.suite import CUSTOM, OptionError
     from homesim.evaluation.suites import SUITES, load_agent
 
     if suite is not None and suite not in SUITES:
@@ -127,7 +135,13 @@ def evaluate_command(
             raise typer.BadParameter(f"only {owners} has it, not {protocol.title}", param_hint=option)
     own = {name: getattr(loaded, name) for name in protocol.option_names if getattr(loaded, name, None) is not None}
     try:
-        options = protocol.options(given, own)  # a checkpoint's own settings (HandMeThat's: the game it learned)
+        rules = protocol.protocol(protocol_name or protocol.protocols[0].name) if protocol.protocols else None
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--protocol") from e
+    try:  # a checkpoint's own settings (HandMeThat's: the game it learned); a protocol's, then those given
+        settings = dict(rules.settings) if rules else {}
+        options = protocol.options(settings | {k: v for k, v in given.items() if v is not None}, own)
+        named = rules is None or options == protocol.options(settings, own)
     except OptionError as e:
         raise typer.BadParameter(str(e), param_hint="--" + e.option.replace("_", "-")) from e
     trained = getattr(loaded, "ablation", None)  # a checkpoint's own ablation
@@ -160,9 +174,10 @@ def evaluate_command(
             interface=interface or protocol.interfaces[0],
             suite=protocol.name,
             options=options,
+            protocol=(rules.name if named else CUSTOM) if rules else "",
         )
     except ValueError as e:
-        raise typer.BadParameter(str(e), param_hint="--interface") from e
+        raise typer.BadParameter(str(e), param_hint="--protocol" if "protocol" in str(e) else "--interface") from e
 
     def progress(items, total):
         return track(items, total=total, description=f"evaluating {agent}", console=console)
@@ -170,7 +185,7 @@ def evaluate_command(
     summary = evaluate(splits, scenes, config, out, runs_on, progress)
     setting = options.get("observability", config.interface)
     title = f"{agent} ({setting}) on {episodes or 'built-in episodes'}"
-    console.print(subgoals_table(summary) if subgoals else protocol.table(summary, title))
+    console.print(_with_protocol(subgoals_table(summary) if subgoals else protocol.table(summary, title), config))
     if "warning" in summary:
         console.print(f"[bold yellow]warning:[/] {summary['warning']}")
     console.print(f"records and summary written to {out}/")
@@ -215,6 +230,7 @@ def report_command(
     tables = {c.name: (suite, c) for suite in sorted(SUITES.values(), key=lambda s: s != first) for c in suite.comparisons}
     if table_name is not None and table_name not in tables:
         raise typer.BadParameter(f"{table_name!r}: known tables: {', '.join(tables)}", param_hint="--table")
+    _one_protocol(loaded)
     if table_name is None and len(loaded) > 1:
         if not first.comparisons:
             console.print(f"[red]{first.title} has no table that compares runs[/]")
@@ -226,7 +242,8 @@ def report_command(
     ((out, config, records),) = loaded
     summary = summary_of(records, config)
     table = suite_named(config.suite).table
-    console.print(subgoals_table(summary) if config.subgoals else table(summary, f"{config.agent}: {out}"))
+    shown = subgoals_table(summary) if config.subgoals else table(summary, f"{config.agent}: {out}")
+    console.print(_with_protocol(shown, config))
     if "warning" in summary:
         console.print(f"[bold yellow]warning:[/] {summary['warning']}")
     written = out / "summary.json"
@@ -234,6 +251,30 @@ def report_command(
         same = json.loads(written.read_text()) == json.loads(json.dumps(summary))
         console.print("summary.json matches the records" if same else "[red]summary.json differs from the records[/]")
         if not same:
+            raise typer.Exit(1)
+
+
+def _with_protocol(table, config):
+    """The table with the protocol its run(s) were scored under in its caption."""
+    from homesim.evaluation.suites import suite_named
+
+    if config.protocol:
+        named = [p for p in suite_named(config.suite).protocols if p.name == config.protocol]
+        said = f"protocol {config.protocol}" + (f": {named[0].help}" if named else f" (options {config.options})")
+        table.caption = f"{table.caption}\n{said}" if table.caption else said
+    return table
+
+
+def _one_protocol(loaded: list) -> None:
+    """Runs scored under different protocols (or different custom rules) are never put in one table."""
+    from homesim.evaluation.suite import CUSTOM
+
+    first_out, first, _ = loaded[0]
+    for out, config, _ in loaded[1:]:
+        custom = config.protocol == first.protocol == CUSTOM and config.options != first.options
+        if config.protocol != first.protocol or custom:
+            theirs, ours = (f"{c.protocol} rules {c.options}" if custom else c.protocol for c in (config, first))
+            console.print(f"[red]{out} was scored under {theirs}, {first_out} under {ours}:[/] a table holds one protocol's runs")
             raise typer.Exit(1)
 
 
@@ -251,7 +292,7 @@ def _compare(loaded: list, suite, comparison, split: str | None, json_out: Path 
     for note in notes:
         console.print(f"[yellow]{note}[/]")
     for table in tables:
-        console.print(table)
+        console.print(_with_protocol(table, loaded[0][1]))
     if json_out is not None:
         json_out.write_text(json.dumps(figures, indent=1) + "\n")
         console.print(f"figures written to {json_out}")

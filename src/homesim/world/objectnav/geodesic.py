@@ -223,10 +223,15 @@ class GoalDistance:
             shape=(n + 1, n + 1),
         ).tocsr()
         self.corner_distance = dijkstra(graph, directed=False, indices=n)[:n]
+        self._known: dict[tuple[float, float], float] = {}
 
     def distance(self, x: float, z: float) -> float:
-        """Metres from (x, z) to the nearest goal point along the navigable area (inf: none is reachable)."""
-        return float(self.distances(np.array([[x, z]]))[0])
+        """Metres from (x, z) to the nearest goal point along the navigable area (inf: none is reachable);
+        kept per point, as agents come back to where they were."""
+        known = self._known.get((x, z))
+        if known is None:
+            known = self._known[(x, z)] = self._one(np.array([x, z], dtype=float))
+        return known
 
     def distances(self, queries: np.ndarray) -> np.ndarray:
         """`distance` at each of (Q, 2) points."""
