@@ -37,7 +37,9 @@ def test_the_expert_always_succeeds_and_walks_no_shorter_than_the_geodesic(built
     assert figures["distance_to_goal"]["value"] == 0.0
     for r in records:
         assert r.end_reason == "stop" and r.goal_satisfied
-        assert r.measures["geodesic_distance"] <= r.measures["agent_path_length"] <= 1.2 * r.measures["geodesic_distance"]
+        assert (
+            r.measures["geodesic_distance"] <= r.measures["agent_path_length"] <= 1.2 * r.measures["geodesic_distance"]
+        )
         assert [a for a, _ in r.actions] + ["STOP"] == list(
             next(e for e in builtin[0]["val"] if e.episode_id == r.episode_id).reference_actions
         )

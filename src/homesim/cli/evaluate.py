@@ -141,7 +141,8 @@ def evaluate_command(
     try:  # a checkpoint's own settings (HandMeThat's: the game it learned); a protocol's, then those given
         settings = dict(rules.settings) if rules else {}
         options = protocol.options(settings | {k: v for k, v in given.items() if v is not None}, own)
-        named = rules is None or options == protocol.options(settings, own)
+        fixed = protocol.options(settings, own)  # what the protocol's settings come to: those given must keep them
+        named = rules is None or all(options.get(k) == fixed.get(k) for k in settings)
     except OptionError as e:
         raise typer.BadParameter(str(e), param_hint="--" + e.option.replace("_", "-")) from e
     trained = getattr(loaded, "ablation", None)  # a checkpoint's own ablation
@@ -266,13 +267,14 @@ def _with_protocol(table, config):
 
 
 def _one_protocol(loaded: list) -> None:
-    """Runs scored under different protocols (or different custom rules) are never put in one table."""
+    """Runs of a suite scored under different protocols (or different custom rules) are never put in one table
+    (runs of different suites are refused by the table itself)."""
     from homesim.evaluation.suite import CUSTOM
 
     first_out, first, _ = loaded[0]
     for out, config, _ in loaded[1:]:
         custom = config.protocol == first.protocol == CUSTOM and config.options != first.options
-        if config.protocol != first.protocol or custom:
+        if config.suite == first.suite and (config.protocol != first.protocol or custom):
             theirs, ours = (f"{c.protocol} rules {c.options}" if custom else c.protocol for c in (config, first))
             console.print(f"[red]{out} was scored under {theirs}, {first_out} under {ours}:[/] a table holds one protocol's runs")
             raise typer.Exit(1)
