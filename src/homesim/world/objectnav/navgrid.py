@@ -9,9 +9,11 @@ vector nearest `forward` along the yaw: (0, 8) lattice steps = 0.25 m along the 
 points along it (every 2 lattice steps at most) are navigable; otherwise nothing moves (no sliding).
 
 Everything a step needs is precomputed per (scene, embodiment), so a step is a few array look-ups.
-Distances are the shortest path along the agent's own moves (Dijkstra on the 12-neighbour lattice graph,
-exact move lengths): an optimal agent's path length equals them, and on open floor they exceed the
-straight line by at most 1/cos(15 deg) - 1 = 3.5 %.
+`distance_field` gives the shortest path along the agent's own moves (Dijkstra on the 12-neighbour lattice
+graph, exact move lengths): what the expert walks by, as an optimal agent's path length equals it. On open
+floor it exceeds the straight line by up to 1/cos(15 deg) - 1 = 3.5 %, and near a goal by up to a few moves
+(a point 3 cm from a view point may be 0.25-0.75 m from it by moves), so the measures use habitat's continuous
+geodesic distance instead (`geodesic`, which reads its obstacles off `free`).
 """
 
 from __future__ import annotations
