@@ -2,7 +2,7 @@
 
 * score: the mean episode score, 100 x success minus the total action cost (each action 1, inventory, help
   and stop included; look and examine 0; questions their own cost: their `data_generation/text_interface/
-  env.py`), so an agent that never succeeds in 40 steps scores -40 at most;
+  env.py`), so an agent that says 40 ordinary commands and never succeeds scores -40;
 * success rate: the share of episodes with a score above 0 (their script's test, not the goal flag: an
   episode that reaches the goal after spending more than 100 has failed);
 * moves in successful episodes: the mean number of commands said in the episodes that succeeded
