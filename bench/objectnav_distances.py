@@ -54,9 +54,13 @@ def judged(record, protocol):
     rules = protocol.settings
     if "inputs" in m:
         criteria = criteria_from(
-            m["inputs"], record.stopped, m["distance_to_goal"], rules["criteria"], rules["success_distance"],
+            m["inputs"],
+            record.stopped,
+            m["distance_to_goal"],
+            rules["criteria"],
+            rules["success_distance"],
             rules["view_point_distance"],
-        )  # fmt: skip
+        )
     else:  # a record from before: its criteria, and habitat's read off its d_T
         d_t = m["distance_to_goal"]
         criteria = m["criteria"] | {"distance_to_goal": d_t is not None and d_t < rules["view_point_distance"]}
@@ -104,7 +108,12 @@ def main() -> None:
     table = Table(title=f"{args.run}: {len(records)} episodes judged under each protocol")
     for column in ("protocol", "Success", "SPL", "SoftSPL", "DTG (m)"):
         table.add_column(column, justify="left" if column == "protocol" else "right")
-    figures: dict = {"stops": stops, "near": near, "near_arrived": near_arrived, "near_arrived_lattice": near_arrived_lattice}
+    figures: dict = {
+        "stops": stops,
+        "near": near,
+        "near_arrived": near_arrived,
+        "near_arrived_lattice": near_arrived_lattice,
+    }
     for protocol in PROTOCOLS:
         f = summarize([judged(r, protocol) for r in records], metrics=OBJECTNAV_METRICS)
         pooled = _pooled(f, len(records))

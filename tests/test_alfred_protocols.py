@@ -87,11 +87,21 @@ def test_alfreds_code_empties_the_cleaned_set_when_the_basin_is_empty():
 def _record(path_length: int, success: bool, reference: int = 10) -> EpisodeRecord:
     actions = [["RotateLeft_90", None]] * path_length
     return EpisodeRecord(
-        episode_id=f"e{path_length}", annotation=0, split="valid_seen", task_type="pick_and_place_simple",
-        actions=actions, action_success=[True] * path_length, failures=[], conditions_met=int(success),
-        conditions_total=1, goal_satisfied=success, path_length=path_length, reference_length=reference,
-        stopped=True, end_reason="stop",
-    )  # fmt: skip
+        episode_id=f"e{path_length}",
+        annotation=0,
+        split="valid_seen",
+        task_type="pick_and_place_simple",
+        actions=actions,
+        action_success=[True] * path_length,
+        failures=[],
+        conditions_met=int(success),
+        conditions_total=1,
+        goal_satisfied=success,
+        path_length=path_length,
+        reference_length=reference,
+        stopped=True,
+        end_reason="stop",
+    )
 
 
 def test_alfreds_code_drops_the_episodes_that_stop_at_step_0():

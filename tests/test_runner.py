@@ -197,8 +197,10 @@ def test_the_random_agent_is_cut_off_by_alfreds_limits(valid_seen):
     record = run_episode(AlfredEnv(episodes, scenes), RandomAgent(seed=0), episodes[0], split="valid_seen")
     assert record.end_reason in {"stop", "max_fails", "max_steps"}
     assert record.path_length <= 1000 and len(record.failures) <= 10
-    assert record.path_length == len(record.actions) - (record.end_reason == "max_fails") == len(record.action_success) - (
-        record.end_reason == "max_fails"
+    assert (
+        record.path_length
+        == len(record.actions) - (record.end_reason == "max_fails")
+        == len(record.action_success) - (record.end_reason == "max_fails")
     )
     json.loads(record.to_json())
 

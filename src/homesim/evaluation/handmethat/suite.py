@@ -93,8 +93,12 @@ def check_record(record: EpisodeRecord, config: object, splits: object = None, s
             )
         question_cost += cost * question
         questions += question
-    for name, value in (("score", sum(m["rewards"])), ("question_cost", question_cost), ("questions", questions),
-                        ("moves", len(commands))):  # fmt: skip
+    for name, value in (
+        ("score", sum(m["rewards"])),
+        ("question_cost", question_cost),
+        ("questions", questions),
+        ("moves", len(commands)),
+    ):
         if m[name] != value:
             problems.append(f"{name} is {m[name]}, but its commands give {value}")
     if record.path_length != len(commands) or record.commands != len(commands):
