@@ -5,6 +5,7 @@ actions, failed actions that change nothing, and the measures in `info` at the e
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import gymnasium
 import numpy as np
@@ -14,13 +15,14 @@ from gymnasium.utils.env_checker import check_env
 import homesim.envs  # noqa: F401  (registers the envs)
 from homesim.envs.objectnav import CATEGORY_NAMES, ObjectNavEnv
 from homesim.scenes.houses import generate_house
-from homesim.tasks.objectnav import ObjectNavEpisode, category_goals, goal_field
+from homesim.tasks.objectnav import ObjectNavEpisode, category_goals, goal_distance, goal_field
 from homesim.world.objectnav.embodiment import LOCOBOT
 from homesim.world.objectnav.navgrid import ACTIONS, nav_grid
 
 
 def far_episode(seed: int, category: str) -> tuple[ObjectNavEpisode, dict]:
-    """An episode in house `seed` starting where the category's view points are farthest."""
+    """An episode in house `seed` starting where the category's view points are farthest to walk to, with the
+    geodesic distance habitat would give it."""
     scene, _ = generate_house(seed)
     grid = nav_grid(scene, LOCOBOT)
     goals = category_goals(scene, grid, category)
@@ -28,8 +30,9 @@ def far_episode(seed: int, category: str) -> tuple[ObjectNavEpisode, dict]:
     points = grid.navigable_points(8)
     d = np.array([grid.geodesic(field, x, z) for x, z in points])
     x, z = points[int(np.argmax(np.where(np.isfinite(d), d, -1)))]
+    geodesic = goal_distance(grid, goals).distance(float(x), float(z))
     episode = ObjectNavEpisode(
-        f"h{seed}-{category}", scene.id, (float(x), float(z)), 90, category, goals, float(d.max()), 1.0, "hard"
+        f"h{seed}-{category}", scene.id, (float(x), float(z)), 90, category, goals, geodesic, 1.0, "hard"
     )
     return episode, {scene.id: scene}
 
@@ -145,3 +148,20 @@ def test_registered_under_its_id(plant):
     episode, scenes = plant
     env = gymnasium.make("homesim/ObjectNav-v0", episodes=[episode], scenes=scenes)
     assert env.reset(seed=0)[1]["episode_id"] == episode.episode_id
+
+
+def test_d0_is_measured_at_reset_and_the_record_keeps_the_poses_walked(plant):
+    episode, scenes = plant
+    rounded = replace(episode, geodesic_distance=round(episode.geodesic_distance, 1))  # what a file may hold
+    env = ObjectNavEnv([rounded], scenes)
+    env.reset(seed=0)
+    for action in ("TURN_RIGHT", "MOVE_FORWARD", "MOVE_FORWARD", "LOOK_DOWN", "STOP"):
+        *_, info = env.step(ACTIONS.index(action))
+    m = info["measures"]
+    assert m["geodesic_distance"] == episode.geodesic_distance != rounded.geodesic_distance  # habitat's, live
+    x, z = (round(v * 32) for v in episode.start_position)
+    assert m["poses"]["start"] == [x, z, 90, 0]
+    moved = len(m["poses"]["positions"]) - 1
+    assert moved == 2 - info["collisions"] and m["poses"]["end"][2:] == [120, 30]
+    assert m["agent_path_length"] == pytest.approx(0.2519 * moved, abs=1e-3)  # 120 degrees: the (7, -4) step
+    assert m["inputs"]["navigable"] and set(m["inputs"]["surface_distances"]) == {g.object_id for g in episode.goals}

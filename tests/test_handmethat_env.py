@@ -97,12 +97,15 @@ def test_bad_commands_cost_one_and_change_nothing(episodes):
     assert info["score"] == -7 and info["moves"] == 7
 
 
-def test_look_examine_and_inventory_are_free_and_help_lists_the_commands(episodes):
+def test_look_and_examine_are_free_inventory_costs_one_and_help_lists_the_commands(episodes):
     env = HandMeThatEnv(episodes, observability="partial")
     env.reset(options={"episode": 0})
-    for said in ("look", "examine", "inventory"):
+    for said in ("look", "examine"):
         observation, reward, *_ = env.step(said)
         assert reward == 0, said
+    # their env (data_generation/text_interface/env.py) charges inventory like any command
+    observation, reward, *_ = env.step("inventory")
+    assert reward == -1
     assert observation.startswith("You are holding nothing.\nRecall your task:\n\nThe human agent has taken")
     observation, reward, *_ = env.step("help")
     assert reward == -1 and "question: can you say it clearly;" in observation

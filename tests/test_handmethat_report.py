@@ -85,7 +85,7 @@ def test_report_errors_are_one_line(runs, tmp_path, extra, message) -> None:
     alfred.mkdir()
     (alfred / "records.jsonl").write_text((runs / "expert" / "records.jsonl").read_text())
     settings = json.loads((runs / "expert" / "run.json").read_text())
-    (alfred / "run.json").write_text(json.dumps(settings | {"suite": "alfred"}))
+    (alfred / "run.json").write_text(json.dumps(settings | {"suite": "alfred", "protocol": "alfred"}))
     args = [a.format(alfred=alfred, missing=tmp_path / "missing") for a in extra]
     result = CliRunner().invoke(app, ["report", str(runs / "expert"), "--table", "handmethat", *args])
     assert result.exit_code != 0

@@ -1,13 +1,24 @@
-"""ObjectNav's success criteria (the working group's four, and oracle visibility) where an agent stops
-beside a house plant in a generated house: 0.99 m from its surface passes proximity and 1.01 m fails;
-facing away fails strict visibility but passes oracle visibility; ending without STOP fails."""
+"""ObjectNav's success criteria (the working group's four, oracle visibility and habitat's distance to goal)
+where an agent stops beside a house plant in a generated house: 0.99 m from its surface passes proximity and
+1.01 m fails; facing away fails strict visibility but passes oracle visibility; ending without STOP fails;
+the criteria follow from the inputs a record keeps, and SPL's undefined cases read as each protocol has them."""
 
 from __future__ import annotations
 
 import pytest
 
 from homesim.scenes.houses import generate_house
-from homesim.tasks.objectnav_criteria import CRITERIA, DEFAULT_CRITERIA, failed, judge, parse_criteria
+from homesim.tasks.objectnav_criteria import (
+    CRITERIA,
+    DEFAULT_CRITERIA,
+    criteria_from,
+    criteria_inputs,
+    failed,
+    judge,
+    parse_criteria,
+    soft_spl,
+    spl,
+)
 from homesim.world.objectnav.embodiment import LOCOBOT
 from homesim.world.objectnav.navgrid import nav_grid, surface_distance
 from homesim.world.objectnav.sight import sees
@@ -45,18 +56,18 @@ def test_within_the_success_distance_passes_and_just_beyond_fails_proximity(plan
     near, far = AgentState(*at(0.99), yaw, 0), AgentState(*at(1.01), yaw, 0)
     assert surface_distance(box, near.x, near.z) == pytest.approx(0.99)
     assert surface_distance(box, far.x, far.z) == pytest.approx(1.01)
-    assert judge(grid, [box], near, stopped=True) == dict.fromkeys(CRITERIA, True)
-    verdict = judge(grid, [box], far, stopped=True)
+    assert judge(grid, {"plant": box}, near, stopped=True, distance_to_goal=0.0) == dict.fromkeys(CRITERIA, True)
+    verdict = judge(grid, {"plant": box}, far, stopped=True)
     assert failed(verdict, DEFAULT_CRITERIA) == ["proximity", "visibility"]  # the far plant is not a candidate
     assert verdict["intentionality"] and verdict["validity"] and not verdict["proximity"]
     # a larger shell takes it in
-    assert failed(judge(grid, [box], far, stopped=True, success_distance=1.05), DEFAULT_CRITERIA) == []
+    assert failed(judge(grid, {"plant": box}, far, stopped=True, success_distance=1.05), DEFAULT_CRITERIA) == []
 
 
 def test_facing_away_fails_strict_visibility_and_passes_oracle_visibility(plant):
     grid, box, at, yaw = plant
     away = AgentState(*at(0.99), (yaw + 180) % 360, 0)
-    verdict = judge(grid, [box], away, stopped=True)
+    verdict = judge(grid, {"plant": box}, away, stopped=True)
     assert verdict["proximity"] and not verdict["visibility"] and verdict["oracle_visibility"]
     assert failed(verdict, DEFAULT_CRITERIA) == ["visibility"]
     oracle = ("intentionality", "validity", "proximity", "oracle_visibility")
@@ -65,21 +76,21 @@ def test_facing_away_fails_strict_visibility_and_passes_oracle_visibility(plant)
 
 def test_ending_without_stop_fails_intentionality(plant):
     grid, box, at, yaw = plant
-    verdict = judge(grid, [box], AgentState(*at(0.99), yaw, 0), stopped=False)
+    verdict = judge(grid, {"plant": box}, AgentState(*at(0.99), yaw, 0), stopped=False)
     assert failed(verdict, DEFAULT_CRITERIA) == ["intentionality"]
 
 
 def test_a_pose_off_the_navigable_area_fails_validity(plant):
     grid, box, at, yaw = plant
     centre = ((box.lo[0] + box.hi[0]) / 2, (box.lo[2] + box.hi[2]) / 2)
-    verdict = judge(grid, [box], AgentState(*centre, yaw, 0), stopped=True)
+    verdict = judge(grid, {"plant": box}, AgentState(*centre, yaw, 0), stopped=True)
     assert not verdict["validity"] and verdict["proximity"]
 
 
 def test_no_goal_instance_fails_proximity_and_visibility(plant):
     grid, _, at, yaw = plant
-    verdict = judge(grid, [], AgentState(*at(0.99), yaw, 0), stopped=True)
-    assert failed(verdict, CRITERIA) == ["proximity", "visibility", "oracle_visibility"]
+    verdict = judge(grid, {}, AgentState(*at(0.99), yaw, 0), stopped=True)
+    assert failed(verdict, CRITERIA) == ["proximity", "visibility", "oracle_visibility", "distance_to_goal"]
 
 
 def test_criteria_are_parsed_checked_and_ordered():
@@ -89,3 +100,40 @@ def test_criteria_are_parsed_checked_and_ordered():
         parse_criteria("proximity,nearby")
     with pytest.raises(ValueError, match="no success criterion chosen"):
         parse_criteria(" , ")
+
+
+def test_habitats_success_is_the_distance_to_a_view_point_under_a_tenth_of_a_metre(plant):
+    grid, box, at, yaw = plant
+    agent = AgentState(*at(0.99), yaw, 0)
+    habitat = ("intentionality", "distance_to_goal")
+    assert failed(judge(grid, {"plant": box}, agent, True, habitat, distance_to_goal=0.099), habitat) == []
+    assert failed(judge(grid, {"plant": box}, agent, True, habitat, distance_to_goal=0.1), habitat) == [
+        "distance_to_goal"
+    ]
+    assert failed(judge(grid, {"plant": box}, agent, True, habitat, distance_to_goal=None), habitat) == [
+        "distance_to_goal"
+    ]
+
+
+def test_the_criteria_follow_from_the_inputs_a_record_keeps(plant):
+    grid, box, at, yaw = plant
+    agent = AgentState(*at(1.01), yaw, 0)
+    inputs = criteria_inputs(grid, {"plant": box}, agent)
+    assert inputs == {
+        "navigable": True,
+        "surface_distances": {"plant": 1.01},
+        "seen": ["plant"],
+        "oracle_seen": ["plant"],
+    }
+    assert criteria_from(inputs, True, 0.5) == judge(grid, {"plant": box}, agent, True, distance_to_goal=0.5)
+    # judged again with another shell, from the record alone
+    assert failed(criteria_from(inputs, True, 0.5, success_distance=1.05), DEFAULT_CRITERIA) == []
+
+
+def test_spl_where_habitats_formula_has_no_value_reads_as_each_protocol_says():
+    # a goal no path reaches: homesim's limit (S), AllenAct's 0, habitat's NaN (no value)
+    assert [spl(1.0, None, 3.0, u) for u in ("limit", "zero", "undefined")] == [1.0, 0.0, None]
+    assert [soft_spl(1.0, None, None, 3.0, u) for u in ("limit", "zero", "undefined")] == [1.0, 0.0, None]
+    # a start on a view point, never moving: 1 (homesim, AllenAct), 0 / 0 (habitat)
+    assert [spl(1.0, 0.0, 0.0, u) for u in ("limit", "zero", "undefined")] == [1.0, 1.0, None]
+    assert spl(1.0, 2.0, 4.0, "undefined") == 0.5 and soft_spl(0.0, 2.0, 1.0, 2.0, "undefined") == 0.5

@@ -12,6 +12,7 @@ from homesim.cli import (  # noqa: F401  (registers the sub-commands)
     render,
     server,
     train,
+    verify,
 )
 from homesim.cli.common import app
 

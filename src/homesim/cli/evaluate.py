@@ -116,6 +116,14 @@ def evaluate_command(
     llm_temperature: llm.Temperature = None,
     llm_max_invalid: llm.MaxInvalid = None,
     llm_max_steps: llm.MaxReplies = None,
+    protocol_name: Annotated[
+        str | None,
+        typer.Option(
+            "--protocol",
+            help="whose rules score it: ObjectNav objectnav-2020 (the default), habitat or robothor; ALFRED alfred"
+            " (the default) or alfred-code (its evaluation code's quirks); options set one by one make it custom"
+        ),
+    ] = None,
 ) -> None:
     """Evaluate an agent under its benchmark's protocol and print the paper's tables (ALFRED's by default)."""
     given_llm = {name.removeprefix("llm_"): value for name, value in locals().items() if name.startswith("llm_")}
@@ -124,7 +132,7 @@ def evaluate_command(
     from homesim.errors import DataError
     from homesim.evaluation.evaluate import EvaluationConfig, evaluate
     from homesim.evaluation.report import agent_table, subgoals_table
-    from homesim.evaluation.suite import OptionError
+    from homesim.evaluation.suite import CUSTOM, OptionError
     from homesim.evaluation.suites import SUITES, any_suite_agents, load_agent
 
     if suite is not None and suite not in SUITES:
@@ -162,7 +170,14 @@ def evaluate_command(
             raise typer.BadParameter(f"only {owners} has it, not {protocol.title}", param_hint=option)
     own = {name: getattr(loaded, name) for name in protocol.option_names if getattr(loaded, name, None) is not None}
     try:
-        options = protocol.options(given, own)  # a checkpoint's own settings (HandMeThat's: the game it learned)
+        rules = protocol.protocol(protocol_name or protocol.protocols[0].name) if protocol.protocols else None
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--protocol") from e
+    try:  # a checkpoint's own settings (HandMeThat's: the game it learned); a protocol's, then those given
+        settings = dict(rules.settings) if rules else {}
+        options = protocol.options(settings | {k: v for k, v in given.items() if v is not None}, own)
+        fixed = protocol.options(settings, own)  # what the protocol's settings come to: those given must keep them
+        named = rules is None or all(options.get(k) == fixed.get(k) for k in settings)
     except OptionError as e:
         raise typer.BadParameter(str(e), param_hint="--" + e.option.replace("_", "-")) from e
     trained = getattr(loaded, "ablation", None)  # a checkpoint's own ablation
@@ -203,10 +218,14 @@ def evaluate_command(
             limit=limit,
             episode_ids=ids,
             agent_options=agent_options,
+            protocol=(rules.name if named else CUSTOM) if rules else "",
         )
     except ValueError as e:
-        message = f"{agent} plays with {needs}: not in the {interface} interface" if needs and interface else str(e)
-        raise typer.BadParameter(message, param_hint="--interface") from e
+        if needs and interface:
+            message, hint = f"{agent} plays with {needs}: not in the {interface} interface", "--interface"
+        else:
+            message, hint = str(e), "--protocol" if "protocol" in str(e) else "--interface"
+        raise typer.BadParameter(message, param_hint=hint) from e
     if needs:
         console.print(f"{agent} plays with {needs}: evaluating with them")
 
@@ -217,7 +236,7 @@ def evaluate_command(
     setting = options.get("observability", config.interface)
     subset = f" (--limit {limit})" * bool(limit) + f" ({len(ids)} episodes by id)" * bool(ids)
     title = f"{agent} ({setting}) on {episodes or 'built-in episodes'}{subset}"
-    console.print(subgoals_table(summary) if subgoals else protocol.table(summary, title))
+    console.print(_with_protocol(subgoals_table(summary) if subgoals else protocol.table(summary, title), config))
     if "agent" in summary:
         console.print(agent_table(summary["agent"]))
         waiting = summary["agent"].get("finish", {}).get("awaiting_answer", 0)
@@ -312,6 +331,7 @@ def report_command(
     tables |= {name: (first, c) for name, c in any_suite_comparisons().items()}  # the llm table, of the first run's suite
     if table_name is not None and table_name not in tables:
         raise typer.BadParameter(f"{table_name!r}: known tables: {', '.join(tables)}", param_hint="--table")
+    _one_protocol(loaded)
     if table_name is None and len(loaded) > 1:
         if not first.comparisons:
             console.print(f"[red]{first.title} has no table that compares runs[/]")
@@ -323,7 +343,8 @@ def report_command(
     ((out, config, records),) = loaded
     summary = summary_of(records, config)
     table = suite_named(config.suite).table
-    console.print(subgoals_table(summary) if config.subgoals else table(summary, f"{config.agent}: {out}"))
+    shown = subgoals_table(summary) if config.subgoals else table(summary, f"{config.agent}: {out}")
+    console.print(_with_protocol(shown, config))
     if "warning" in summary:
         console.print(f"[bold yellow]warning:[/] {summary['warning']}")
     written = out / "summary.json"
@@ -356,6 +377,31 @@ def _write_figures(loaded: list, out: Path) -> None:
         console.print(f"{len(written)} plots of {folder} written to {written[0].parent if written else out}/")
 
 
+def _with_protocol(table, config):
+    """The table with the protocol its run(s) were scored under in its caption."""
+    from homesim.evaluation.suites import suite_named
+
+    if config.protocol:
+        named = [p for p in suite_named(config.suite).protocols if p.name == config.protocol]
+        said = f"protocol {config.protocol}" + (f": {named[0].help}" if named else f" (options {config.options})")
+        table.caption = f"{table.caption}\n{said}" if table.caption else said
+    return table
+
+
+def _one_protocol(loaded: list) -> None:
+    """Runs of a suite scored under different protocols (or different custom rules) are never put in one table
+    (runs of different suites are refused by the table itself)."""
+    from homesim.evaluation.suite import CUSTOM
+
+    first_out, first, _ = loaded[0]
+    for out, config, _ in loaded[1:]:
+        custom = config.protocol == first.protocol == CUSTOM and config.options != first.options
+        if config.suite == first.suite and (config.protocol != first.protocol or custom):
+            theirs, ours = (f"{c.protocol} rules {c.options}" if custom else c.protocol for c in (config, first))
+            console.print(f"[red]{out} was scored under {theirs}, {first_out} under {ours}:[/] a table holds one protocol's runs")
+            raise typer.Exit(1)
+
+
 def _compare(loaded: list, suite, comparison, split: str | None, json_out: Path | None) -> None:
     """A suite's table over several of its runs (`Suite.comparisons`), with its figures written on request."""
     for out, config, _ in loaded:
@@ -370,7 +416,7 @@ def _compare(loaded: list, suite, comparison, split: str | None, json_out: Path 
     for note in notes:
         console.print(f"[yellow]{note}[/]")
     for table in tables:
-        console.print(table)
+        console.print(_with_protocol(table, loaded[0][1]))
     if json_out is not None:
         json_out.write_text(json.dumps(figures, indent=1) + "\n")
         console.print(f"figures written to {json_out}")

@@ -10,7 +10,8 @@ obs_i); in the fully observable setting it sees every location at reset and each
 alone (as is, in both, the answer that ends the game). `info["admissible_commands"]` are the commands of
 the robot actions whose preconditions hold.
 
-Scoring is their env's: every command costs 1 except look, examine and inventory (0); a clarification
+Scoring is their env's (`data_generation/text_interface/env.py`): every command costs 1, inventory, help and
+stop included, except look and examine (0); a clarification
 question ("question: which color do you like", their supplement D) costs 10, "question: can you say it
 clearly" 30 (it reveals the meaning), counted apart in `info["question_cost"]`; reaching the goal (their
 check: the human holds, or the target holds, or the state holds for one of the meaning's objects) adds
@@ -56,7 +57,7 @@ class Costs:
     """What each kind of command costs (their env's values by default)."""
 
     action: float = 1
-    observe: float = 0  # look, examine, inventory
+    observe: float = 0  # look, examine (their env charges inventory like any command)
     question: float = 10
     say_it_clearly: float = 30  # "question: can you say it clearly" reveals the meaning
 
@@ -200,7 +201,7 @@ class HandMeThatEnv(gymnasium.Env):
         if parsed in ("look", "examine"):
             return _Answer(-costs.observe, self.look(), looked=True)
         if parsed == "inventory":
-            return _Answer(-costs.observe, text.inventory(self.state, game.task))
+            return _Answer(-costs.action, text.inventory(self.state, game.task))
         if parsed == "help":
             return _Answer(-costs.action, text.HELP)
         if parsed == "stop":

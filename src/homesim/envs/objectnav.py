@@ -14,10 +14,12 @@ Observations: `objectgoal` (the target category's index in `tasks.objectnav.CATE
 
 STOP ends the episode (`terminated`); 500 actions without one cut it short (`truncated`). The episode is
 then judged by the success criteria chosen (`criteria=`, all four by default; `tasks.objectnav_criteria`).
-Reward (AllenAct's for RoboTHOR): -0.01 a step, plus the decrease in geodesic distance to the nearest
-view point, plus 10 on success. `info` has `distance_to_goal`, `agent_path_length`, `collisions`,
-`num_steps` each step, and at the end `criteria`, `success`, `spl` and `soft_spl` (the evaluation's
-measures, `evaluation.objectnav.metrics`, on this episode). With `expert_hints=True`, `info["expert_action"]`
+Distances are habitat's continuous geodesic distances to the nearest view point (`tasks.objectnav.goal_distance`),
+d_0 measured at reset; the agent moves on the lattice. Reward (AllenAct's for RoboTHOR): -0.01 a step, plus
+the decrease in that distance, plus 10 on success. `info` has `distance_to_goal`, `agent_path_length`,
+`collisions`, `num_steps` each step, and at the end `criteria`, `success`, `spl`, `soft_spl` (the
+evaluation's measures, `evaluation.objectnav.metrics`, on this episode) and `measures`, what a record keeps:
+d_0, d_T, the path, the criteria and their inputs, and the poses (`episode_measures`). With `expert_hints=True`, `info["expert_action"]`
 is the expert's next action from the current pose (None, with `info["expert_problem"]`, off the navigable
 area).
 """
@@ -33,18 +35,21 @@ import numpy as np
 from gymnasium import spaces
 
 from homesim.envs.objectnav_episodes import ObjectNavEpisodes, objectnav_episodes
-from homesim.tasks.objectnav import CATEGORIES, ObjectNavEpisode, embodied_scene, goal_field
+from homesim.tasks.objectnav import CATEGORIES, ObjectNavEpisode, embodied_scene, goal_distance
 from homesim.tasks.objectnav_criteria import (
     DEFAULT_CRITERIA,
     SUCCESS_DISTANCE,
-    judge,
+    UNDEFINED_SPL,
+    VIEW_POINT_DISTANCE,
+    criteria_from,
+    criteria_inputs,
     parse_criteria,
     soft_spl,
     spl,
     succeeded,
 )
 from homesim.world.objectnav.embodiment import LOCOBOT, Embodiment
-from homesim.world.objectnav.navgrid import ACTIONS, nav_grid, nav_step
+from homesim.world.objectnav.navgrid import ACTIONS, LATTICE, nav_grid, nav_step
 from homesim.world.scene import Scene
 from homesim.world.state import AgentState, State
 
@@ -58,16 +63,26 @@ STEP_PENALTY, SUCCESS_REWARD = -0.01, 10.0
 NO_OBJECTS: dict = {}  # ObjectNav's goals are fixed objects; movable ones are not drawn
 
 
+def lattice_pose(agent: AgentState) -> list[int]:
+    """A pose as a record keeps it: x and z in lattice steps (1/32 m: exact), yaw and camera pitch in degrees."""
+    return [round(agent.x / LATTICE), round(agent.z / LATTICE), agent.yaw, agent.horizon]
+
+
 def episode_measures(
     episode: ObjectNavEpisode,
-    criteria: dict[str, bool],
-    required: Sequence[str],
+    rules: Mapping,
+    d0: float,
     distance_to_goal: float,
     path_length: float,
     collisions: int,
+    criteria: dict[str, bool],
+    inputs: dict,
+    poses: dict,
 ) -> dict:
-    """What a record keeps of an ObjectNav episode (`evaluation.objectnav.metrics` reads it): JSON values,
-    an unreachable distance as null."""
+    """What a record keeps of an ObjectNav episode (`evaluation.objectnav.metrics` reads it), as JSON values,
+    an unreachable distance as null: enough to judge and score it again without the engine. `rules`: the
+    evaluation's (`ObjectNavRules`); `poses`: `start` and `end` (`lattice_pose`) and `positions`, the lattice
+    points it stood on, one more after each move (the path length is the sum of their distances)."""
 
     def distance(d: float) -> float | None:
         return float(d) if math.isfinite(d) else None
@@ -75,12 +90,38 @@ def episode_measures(
     return {
         "category": episode.object_category,
         "difficulty": episode.difficulty,
-        "geodesic_distance": distance(episode.geodesic_distance),
+        "geodesic_distance": distance(d0),
         "distance_to_goal": distance(distance_to_goal),
         "agent_path_length": round(path_length, 6),
         "collisions": collisions,
         "criteria": criteria,
-        "required": list(required),
+        "required": list(rules["criteria"]),
+        "success_distance": rules["success_distance"],
+        "view_point_distance": rules["view_point_distance"],
+        "undefined_spl": rules["undefined_spl"],
+        "inputs": inputs,
+        "poses": poses,
+    }
+
+
+def objectnav_rules(
+    criteria: str | Sequence[str] = DEFAULT_CRITERIA,
+    success_distance: float = SUCCESS_DISTANCE,
+    view_point_distance: float = VIEW_POINT_DISTANCE,
+    undefined_spl: str = "limit",
+) -> dict:
+    """An evaluation's ObjectNav rules, checked: the success criteria required, their distances (metres) and
+    how SPL reads where its formula has no value (`tasks.objectnav_criteria`)."""
+    for name, value in (("success distance", success_distance), ("view point distance", view_point_distance)):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+            raise ValueError(f"{name} {value!r}: a positive number of metres")
+    if undefined_spl not in UNDEFINED_SPL:
+        raise ValueError(f"undefined SPL {undefined_spl!r}: one of {', '.join(UNDEFINED_SPL)}")
+    return {
+        "criteria": list(parse_criteria(criteria)),
+        "success_distance": float(success_distance),
+        "view_point_distance": float(view_point_distance),
+        "undefined_spl": undefined_spl,
     }
 
 
@@ -95,6 +136,8 @@ class ObjectNavEnv(gymnasium.Env):
         pixels: Sequence[str] = (),
         criteria: str | Sequence[str] = DEFAULT_CRITERIA,
         success_distance: float = SUCCESS_DISTANCE,
+        view_point_distance: float = VIEW_POINT_DISTANCE,
+        undefined_spl: str = "limit",
         max_steps: int | None = None,
         expert_hints: bool = False,
         embodiment: Embodiment = LOCOBOT,
@@ -102,10 +145,8 @@ class ObjectNavEnv(gymnasium.Env):
         self.episodes, self.scenes = objectnav_episodes(episodes, scenes, split)
         if isinstance(pixels, str) or set(pixels) - set(PIXELS):
             raise ValueError(f"pixels={pixels!r}: give a sequence of some of {', '.join(PIXELS)}")
-        if not success_distance > 0:
-            raise ValueError(f"success_distance={success_distance!r}: a positive number of metres")
         self.pixels, self.embodiment = tuple(pixels), embodiment
-        self.required, self.success_distance = parse_criteria(criteria), float(success_distance)
+        self.rules = objectnav_rules(criteria, success_distance, view_point_distance, undefined_spl)
         self.max_steps = embodiment.max_steps if max_steps is None else max_steps
         self.expert_hints = expert_hints
         self.renderer = None
@@ -144,16 +185,17 @@ class ObjectNavEnv(gymnasium.Env):
         self.episode = self._episode(chosen)
         self.scene = self.scenes[self.episode.scene_id]
         self.grid = nav_grid(self.scene, self.embodiment)
-        self.field = goal_field(self.grid, self.episode.goals)
+        self.goal = goal_distance(self.grid, self.episode.goals)
         (x, z), yaw = self.episode.start_position, self.episode.start_rotation
         self.agent = self.start = AgentState(x, z, yaw, 0)
+        self.positions = [lattice_pose(self.agent)[:2]]
         self.expert = None
         if self.expert_hints:
             from homesim.planning.objectnav_expert import ObjectNavExpert
 
             self.expert = ObjectNavExpert(self.scene, self.episode, self.embodiment)
         self.steps, self.collisions, self.path_length = 0, 0, 0.0
-        self.distance = self.grid.geodesic(self.field, x, z)
+        self.distance = self.start_distance = self.goal.distance(x, z)  # d_0, measured live as habitat does
         self.last = ("", True, "")
         self.over = ""
         return self._observation(), self._info()
@@ -173,11 +215,13 @@ class ObjectNavEnv(gymnasium.Env):
             self.agent, event = nav_step(self.grid, self.agent, name)
             self.collisions += event.collided
             self.last = (name, event.success, event.message)
-        self.path_length += math.hypot(self.agent.x - before.x, self.agent.z - before.z)
+        if (self.agent.x, self.agent.z) != (before.x, before.z):
+            self.path_length += math.hypot(self.agent.x - before.x, self.agent.z - before.z)
+            self.positions.append(lattice_pose(self.agent)[:2])
         self.steps += 1
         stopped = name == "STOP"
         truncated = not stopped and self.steps >= self.max_steps
-        distance = self.grid.geodesic(self.field, self.agent.x, self.agent.z)
+        distance = self.goal.distance(self.agent.x, self.agent.z)
         reward = STEP_PENALTY
         if math.isfinite(distance) and math.isfinite(self.distance):
             reward += self.distance - distance
@@ -271,17 +315,21 @@ class ObjectNavEnv(gymnasium.Env):
 
     def _verdict(self, stopped: bool) -> dict:
         """The success criteria where the agent ended, and the episode's measures."""
-        goals = [g.box for g in self.episode.goals]
-        criteria = judge(self.grid, goals, self.agent, stopped, self.required, self.success_distance)
-        measures = episode_measures(
-            self.episode, criteria, self.required, self.distance, self.path_length, self.collisions
+        rules = self.rules
+        inputs = criteria_inputs(self.grid, {g.object_id: g.box for g in self.episode.goals}, self.agent)
+        d_t = self.distance if math.isfinite(self.distance) else None
+        criteria = criteria_from(
+            inputs, stopped, d_t, rules["criteria"], rules["success_distance"], rules["view_point_distance"]
         )
-        success = succeeded(criteria, self.required)
-        d0, d_t, path = measures["geodesic_distance"], measures["distance_to_goal"], measures["agent_path_length"]
+        poses = {"start": lattice_pose(self.start), "positions": self.positions, "end": lattice_pose(self.agent)}
+        travelled = (self.start_distance, self.distance, self.path_length, self.collisions)
+        measures = episode_measures(self.episode, rules, *travelled, criteria, inputs, poses)
+        success = succeeded(criteria, rules["criteria"])
+        d0, path, undefined = measures["geodesic_distance"], measures["agent_path_length"], rules["undefined_spl"]
         return {
             "measures": measures,
             "criteria": criteria,
             "success": bool(success),
-            "spl": spl(success, d0, path),
-            "soft_spl": soft_spl(success, d0, d_t, path),
+            "spl": spl(success, d0, path, undefined),
+            "soft_spl": soft_spl(success, d0, d_t, path, undefined),
         }

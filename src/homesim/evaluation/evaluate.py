@@ -17,6 +17,7 @@ from pathlib import Path
 
 from homesim.evaluation.metrics import agent_summary, common_failure, summarize
 from homesim.evaluation.records import EpisodeRecord
+from homesim.evaluation.suite import CUSTOM
 from homesim.evaluation.suites import DEFAULT, SuiteRunner, WorkItem, suite_named
 from homesim.parallel import Failed, Workers, run_chunks
 from homesim.world.scene import Scene
@@ -29,7 +30,8 @@ INTERFACES = ("embodied", "text")
 @dataclass(frozen=True)
 class EvaluationConfig:
     """How an evaluation runs; `run.json` holds it. The step limits default to the suite's protocol
-    (ALFRED: 1000 steps, 10 failed actions); `options` holds a suite's own settings (JSON values)."""
+    (ALFRED: 1000 steps, 10 failed actions); `options` holds a suite's own settings (JSON values), those
+    its named `protocol` sets included (default: the suite's first; "custom" where they were set one by one)."""
 
     agent: str = "expert"
     seed: int = 0
@@ -45,9 +47,26 @@ class EvaluationConfig:
     limit: int | None = None  # only the first episodes of each split (`--limit`)
     episode_ids: tuple[str, ...] = ()  # only these episodes (`--episode-ids`)
     agent_options: dict = field(default_factory=dict)  # an agent's own settings (the LLM agent's: endpoint, prompt)
+    protocol: str = ""
 
     def __post_init__(self) -> None:
         protocol = suite_named(self.suite)
+        if protocol.protocols:
+            name = self.protocol or protocol.protocols[0].name
+            if name != CUSTOM:
+                preset = protocol.protocol(name)
+                if preset.interfaces and self.interface not in preset.interfaces:
+                    raise ValueError(f"protocol {name} is for the {' and '.join(preset.interfaces)} interface")
+                settings = preset.settings
+                for key, value in settings.items():
+                    if key in self.options and self.options[key] != value:
+                        raise ValueError(
+                            f"protocol {name} sets {key} to {value!r}, not {self.options[key]!r} (use protocol custom)"
+                        )
+                object.__setattr__(self, "options", {**settings, **self.options})
+            object.__setattr__(self, "protocol", name)
+        elif self.protocol:
+            raise ValueError(f"{protocol.title} has no named protocols, not even {self.protocol!r}")
         if self.max_steps is None:
             object.__setattr__(self, "max_steps", protocol.max_steps)
         if self.max_fails is None:
@@ -143,8 +162,9 @@ def evaluate(
 def summary_of(records: Sequence[EpisodeRecord], config: EvaluationConfig) -> dict:
     """Everything `summary.json` holds, from the records alone (so `homesim report` can recompute it)."""
     suite = suite_named(config.suite)
-    summary = {"config": asdict(config), "splits": summarize(records, metrics=suite.metrics)}
-    summary |= suite.summary_extras(records)
+    counted = suite.counted(records, config.options)
+    summary = {"config": asdict(config), "splits": summarize(counted, metrics=suite.metrics)}
+    summary |= suite.summary_extras(counted)
     reported = agent_summary(records)  # what the agent said of its episodes (the LLM agent's figures)
     if reported is not None:
         summary["agent"] = reported

@@ -130,6 +130,21 @@ class PersonPlay:
 
 
 @dataclass(frozen=True)
+class Protocol:
+    """A named set of a suite's evaluation rules (`homesim evaluate --protocol NAME`), as data: the settings
+    it fixes among the suite's options (`Suite.options` checks them; a run's `run.json` keeps the name and the
+    settings). Whose rules they are is said in `help`, with what differs from the suite's other protocols."""
+
+    name: str
+    help: str  # one line for --help and tables
+    settings: Mapping[str, object] = field(default_factory=dict)  # the suite's options it sets, JSON values
+    interfaces: tuple[str, ...] = ()  # the interfaces its rules apply to (empty: all)
+
+
+CUSTOM = "custom"  # the protocol of a run whose options were set one by one, not as a named protocol
+
+
+@dataclass(frozen=True)
 class RecordDrawing:
     """How a recorded episode is drawn (`homesim render-episode RECORDS`; the viewer)."""
 
@@ -173,6 +188,14 @@ def _no_extras(records: Sequence[EpisodeRecord]) -> dict:
 
 def _never(path: Path) -> bool:
     return False
+
+
+def _all_count(records: Sequence[EpisodeRecord], options: Mapping[str, object]) -> list[EpisodeRecord]:
+    return list(records)
+
+
+def _nothing_to_check(record: EpisodeRecord, config: Any, splits: Mapping | None, scenes: Mapping | None) -> list[str]:
+    return []
 
 
 @dataclass(frozen=True)
@@ -235,6 +258,20 @@ class Suite:
     # people write its demonstrations' directives (homesim annotate: a goal, and one per sub-goal segment of
     # its replay's `segments`), kept in the dataset folder (`datasets.annotations`)
     annotatable: bool = False
+    protocols: tuple[Protocol, ...] = ()  # its named rule sets (--protocol); the first is the default
+    # the records a run's figures count, under its options (ALFRED's code drops episodes that stop at step 0)
+    counted: Callable[[Sequence[EpisodeRecord], Mapping[str, object]], list[EpisodeRecord]] = _all_count
+    # what in a record disagrees with itself under the run's config (`homesim verify`), and, given the episodes
+    # the run read (splits, scenes) or None, with its episode played or measured again: one line each
+    check_record: Callable[[EpisodeRecord, Any, Mapping | None, Mapping | None], list[str]] = _nothing_to_check
+
+    def protocol(self, name: str) -> Protocol:
+        """The named protocol (ValueError naming the known ones)."""
+        for protocol in self.protocols:
+            if protocol.name == name:
+                return protocol
+        known = ", ".join(p.name for p in self.protocols) or "none"
+        raise ValueError(f"{self.title} has no protocol {name!r}; known: {known}")
 
     def public(self, episode: object) -> dict:
         """An episode as an agent may see it: its `to_dict()` without the hidden fields."""

@@ -3,11 +3,13 @@ start pose and a target category; every instance of the category is a goal, with
 navigable points within r = 1 m of the object from which it is visible with a suitable camera orientation
 (the success zone), sampled on a grid of 3/32 m (the paper: R_agent / 2 = 0.09 m).
 
-Distances: `geodesic_distance` is the shortest path along the agent's own moves from the start to the
-nearest view point of any instance (see `world.objectnav.navgrid`); `euclidean_distance` the straight line to the
-nearest view point. The paper's filters (reachable, geodesic / euclidean >= 1.05, shortest path <= 750
-actions) are applied where episodes are generated (`datasets.objectnav.generate`); easy / medium / hard
-bin the geodesic distance, as RoboTHOR's challenge does.
+Distances: `geodesic_distance` is habitat's: the shortest path on the navigable area from the start to the
+nearest view point of any instance (`goal_distance`, `world.objectnav.geodesic`), rounded to 0.1 mm in the
+episode file (an evaluation measures it again at reset); `euclidean_distance` the straight line to the nearest
+view point. The paper's filters (reachable, geodesic / euclidean >= 1.05, shortest path <= 750 actions) are
+applied where episodes are generated (`datasets.objectnav.generate`); easy / medium / hard bin the geodesic
+distance, as RoboTHOR's challenge does. The expert walks by `goal_field`, the distance along the agent's own
+lattice moves (`world.objectnav.navgrid`), which is what its path can reach.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import ClassVar
 import numpy as np
 
 from homesim.world.objectnav.embodiment import Embodiment
+from homesim.world.objectnav.geodesic import GoalDistance, nav_area
 from homesim.world.objectnav.navgrid import NavGrid
 from homesim.world.objectnav.sight import oracle_sees_from
 from homesim.world.scene import Box, Scene
@@ -173,9 +176,20 @@ def category_goals(scene: Scene, grid: NavGrid, category: str, r: float = SUCCES
     return tuple(goals)
 
 
+def goal_distance(grid: NavGrid, goals: tuple[ObjectGoal, ...]) -> GoalDistance:
+    """The geodesic distance to the goals' nearest view point (what d_0 and the distance to goal read), built
+    once per scene and goal set."""
+    key = ("goal_distance", grid.embodiment, tuple(g.object_id for g in goals))
+    distance = grid.scene.pose_visibility.get(key)
+    if distance is None:
+        points = np.array([p for g in goals for p in g.view_points], dtype=float).reshape(-1, 2)
+        distance = grid.scene.pose_visibility[key] = GoalDistance(nav_area(grid), points)
+    return distance
+
+
 def goal_field(grid: NavGrid, goals: tuple[ObjectGoal, ...]) -> np.ndarray:
-    """The distance field to every view point of the goals (what distance to goal reads), built once per
-    scene and goal set."""
+    """The distance field to every view point of the goals along the agent's own lattice moves (what the
+    expert walks by), built once per scene and goal set."""
     key = ("goal_field", grid.embodiment, tuple(g.object_id for g in goals))
     field = grid.scene.pose_visibility.get(key)
     if field is None:

@@ -1,5 +1,5 @@
-"""ObjectNav's success criteria as the working group lists them (`objectnav-revisited.txt`, section 2),
-each switchable per evaluation. An agent succeeds iff every required criterion holds where it ends:
+"""ObjectNav's success criteria as the working group lists them (`objectnav-revisited.txt`, section 2), and
+habitat's, each switchable per evaluation. An agent succeeds iff every required criterion holds where it ends:
 
 * `intentionality`: it called STOP (an episode cut short by the step limit fails);
 * `validity`: it stands on a navigable point for its body (`NavGrid.is_navigable`);
@@ -7,11 +7,20 @@ each switchable per evaluation. An agent succeeds iff every required criterion h
   the floor plan to the object's box (`navgrid.surface_distance`, the measure view points are made with);
 * `visibility` (strict): at least one pixel of a goal instance is in its final frame, by the geometric
   visibility of `homesim.world.objectnav.sight` (the renderer's frame agrees with it: `bench/objectnav_agreement.py`);
-* `oracle_visibility`: a goal instance would be in frame after turning and pitching the camera in place.
+* `oracle_visibility`: a goal instance would be in frame after turning and pitching the camera in place;
+* `distance_to_goal` (habitat-lab's Success): the geodesic distance to the nearest view point, d_T, is under
+  `view_point_distance` (habitat's success_distance, 0.1 m).
 
 When proximity is required, the visibility criteria look only at the instances within the success
 distance: the object the agent is near must be the one it sees. Every criterion is computed for every
-episode, so a record says which failed, whichever were required.
+episode, so a record says which failed, whichever were required; and each is a function of the inputs a
+record keeps (`criteria_inputs`: whether the end is navigable, each instance's floor distance, the
+instances seen), so anyone can judge a record again (`criteria_from`) with other thresholds.
+
+SPL and SoftSPL, where habitat's formulas divide by zero or infinity (a goal no path reaches: d_0 infinite;
+a start on a view point that never moves: 0 / 0), read as `undefined_spl` says: `limit` (homesim's: the
+limit of the formula, S for an unreachable goal), `zero` (AllenAct's RoboTHOR: 0 where no path reaches the
+goal) or `undefined` (habitat's NaN: no value, left out of the mean).
 """
 
 from __future__ import annotations
@@ -23,9 +32,11 @@ from homesim.world.objectnav.sight import oracle_sees, sees
 from homesim.world.scene import Box
 from homesim.world.state import AgentState
 
-CRITERIA = ("intentionality", "validity", "proximity", "visibility", "oracle_visibility")
+CRITERIA = ("intentionality", "validity", "proximity", "visibility", "oracle_visibility", "distance_to_goal")
 DEFAULT_CRITERIA = ("intentionality", "validity", "proximity", "visibility")
 SUCCESS_DISTANCE = 1.0  # metres: the paper's r
+VIEW_POINT_DISTANCE = 0.1  # metres: habitat's success_distance, to the nearest view point
+UNDEFINED_SPL = ("limit", "zero", "undefined")
 
 
 def parse_criteria(names: str | Iterable[str]) -> tuple[str, ...]:
@@ -39,25 +50,54 @@ def parse_criteria(names: str | Iterable[str]) -> tuple[str, ...]:
     return tuple(n for n in CRITERIA if n in chosen)
 
 
+def criteria_inputs(grid: NavGrid, goals: Mapping[str, Box], agent: AgentState) -> dict:
+    """What the criteria read where the agent ended, as JSON values: `navigable`, each goal instance's floor
+    distance (`surface_distances`, metres, to 1 um), and the instances in its frame (`seen`) and in frame after
+    turning in place (`oracle_seen`)."""
+    return {
+        "navigable": grid.is_navigable(agent.x, agent.z),
+        "surface_distances": {i: round(surface_distance(b, agent.x, agent.z), 6) for i, b in sorted(goals.items())},
+        "seen": sorted(i for i, b in goals.items() if sees(grid, b, agent)),
+        "oracle_seen": sorted(i for i, b in goals.items() if oracle_sees(grid, b, agent.x, agent.z)),
+    }
+
+
+def criteria_from(
+    inputs: Mapping,
+    stopped: bool,
+    distance_to_goal: float | None,
+    required: Sequence[str] = DEFAULT_CRITERIA,
+    success_distance: float = SUCCESS_DISTANCE,
+    view_point_distance: float = VIEW_POINT_DISTANCE,
+) -> dict[str, bool]:
+    """Every criterion, met or not, from a record's inputs (`criteria_inputs`), whether the agent called STOP,
+    and d_T (None: no view point reachable)."""
+    near = [i for i, d in inputs["surface_distances"].items() if d <= success_distance]
+    candidates = near if "proximity" in required else list(inputs["surface_distances"])
+    return {
+        "intentionality": bool(stopped),
+        "validity": bool(inputs["navigable"]),
+        "proximity": bool(near),
+        "visibility": any(i in inputs["seen"] for i in candidates),
+        "oracle_visibility": any(i in inputs["oracle_seen"] for i in candidates),
+        "distance_to_goal": distance_to_goal is not None and distance_to_goal < view_point_distance,
+    }
+
+
 def judge(
     grid: NavGrid,
-    goals: Sequence[Box],
+    goals: Mapping[str, Box],
     agent: AgentState,
     stopped: bool,
     required: Sequence[str] = DEFAULT_CRITERIA,
     success_distance: float = SUCCESS_DISTANCE,
+    distance_to_goal: float | None = None,
+    view_point_distance: float = VIEW_POINT_DISTANCE,
 ) -> dict[str, bool]:
     """Every criterion, met or not, for an agent that ended at `agent` (having called STOP or not), with
-    `goals` the boxes of the target category's instances."""
-    near = [b for b in goals if surface_distance(b, agent.x, agent.z) <= success_distance]
-    candidates = near if "proximity" in required else list(goals)
-    return {
-        "intentionality": bool(stopped),
-        "validity": grid.is_navigable(agent.x, agent.z),
-        "proximity": bool(near),
-        "visibility": any(sees(grid, b, agent) for b in candidates),
-        "oracle_visibility": any(oracle_sees(grid, b, agent.x, agent.z) for b in candidates),
-    }
+    `goals` the boxes of the target category's instances by id, and d_T."""
+    inputs = criteria_inputs(grid, goals, agent)
+    return criteria_from(inputs, stopped, distance_to_goal, required, success_distance, view_point_distance)
 
 
 def failed(criteria: dict[str, bool], required: Sequence[str]) -> list[str]:
@@ -76,17 +116,26 @@ def path_weight(shortest: float, taken: float) -> float:
     return 1.0 if longest == 0 else shortest / longest
 
 
-def spl(success: float, d0: float | None, path: float) -> float:
-    """S * d_0 / max(d_0, p), the paper's ObjectNav-SPL; a goal no path reaches (d_0 None, the limit d_0 ->
-    infinity) weighs 1."""
-    return success * (1.0 if d0 is None else path_weight(d0, path))
-
-
-def soft_spl(success: float, d0: float | None, d_t: float | None, path: float) -> float:
-    """habitat's max(0, 1 - d_T / d_0) * d_0 / max(d_0, p): progress where d_T is defined, only success where
-    d_0 is not (the limit d_0 -> infinity), full progress from a start on a view point only if it ends on one."""
+def spl(success: float, d0: float | None, path: float, undefined: str = "limit") -> float | None:
+    """S * d_0 / max(d_0, p), the paper's ObjectNav-SPL; where that has no value (d_0 None: no path reaches
+    the goal; d_0 = p = 0), as `undefined` says (the module's docstring)."""
     if d0 is None:
-        return success
+        return {"limit": success, "zero": 0.0, "undefined": None}[undefined]
+    if d0 == 0 and path == 0 and undefined == "undefined":
+        return None
+    return success * path_weight(d0, path)
+
+
+def soft_spl(
+    success: float, d0: float | None, d_t: float | None, path: float, undefined: str = "limit"
+) -> float | None:
+    """habitat's max(0, 1 - d_T / d_0) * d_0 / max(d_0, p): progress where d_T is defined; where d_0 is not,
+    as `undefined` says; from a start on a view point (d_0 = 0), full progress only if it ends on one (habitat:
+    no value)."""
+    if d0 is None:
+        return {"limit": success, "zero": 0.0, "undefined": None}[undefined]
+    if d0 == 0 and undefined == "undefined":
+        return None
     if d_t is None:
         progress = 0.0
     elif d0 == 0:

@@ -4,8 +4,9 @@ paper's filters.
 
 An episode: a category present in the house (with at least one instance that has view points), a start
 on a random navigable lattice point and a random heading, kept when the goal is reachable, at least
-MIN_GEODESIC away, geodesic / euclidean >= MIN_RATIO, and the expert's demonstration (which is a shortest
-path) takes at most min(MAX_ACTIONS, the embodiment's step limit) actions, so the expert always succeeds
+MIN_GEODESIC away, geodesic / euclidean >= MIN_RATIO (habitat's continuous geodesic distance,
+`tasks.objectnav.goal_distance`), and the expert's demonstration (a shortest path along the agent's own
+moves) takes at most min(MAX_ACTIONS, the embodiment's step limit) actions, so the expert always succeeds
 within the episode. Every rejection is counted by its reason.
 
 Each house is one chunk of work with its own seeded generator, so the same seed gives the same bytes
@@ -34,7 +35,7 @@ from homesim.tasks.objectnav import (
     category_goals,
     difficulty,
     euclidean_to,
-    goal_field,
+    goal_distance,
     instances,
 )
 from homesim.world.objectnav.embodiment import LOCOBOT, Embodiment
@@ -93,7 +94,7 @@ def sample_episodes(
         if not goals:
             rejected["no instance with view points"] += 1
             continue
-        geodesic = grid.geodesic(goal_field(grid, goals), x, z)
+        geodesic = goal_distance(grid, goals).distance(x, z)
         if not math.isfinite(geodesic):
             rejected["unreachable"] += 1
             continue

@@ -10,7 +10,9 @@ ground truth a modular agent's detector would otherwise predict. An invalid acti
 failed step, never an exception.
 
 ALFRED's limits end an episode: STOP ends it (`terminated`); 1000 steps or 10 failed actions cut it
-short (`truncated`). Failed actions count as steps. The reward is 1 when the agent stops with the goal
+short (`truncated`). Failed actions count as steps, except the 10th, which ends the episode before it is
+counted (ALFRED's `eval_task.py` breaks before `t += 1`). `rules` choose how goal conditions read the state
+(`tasks.alfred.RULES`: homesim's by default, ALFRED's code's quirks on request). The reward is 1 when the agent stops with the goal
 satisfied. `info` carries goal conditions met/total and whether the last action succeeded, and why not.
 With `expert_hints=True`, `info["expert_action"]` is the live expert's next action from the current
 state (None, with `info["expert_problem"]`, where the goal became unreachable), `info["expert_subgoal"]` the
@@ -35,7 +37,7 @@ from homesim.envs.alfred.episodes import EpisodesOption, annotation_of, choose_e
 from homesim.planning.alfred.expert import Expert, Unrecoverable
 from homesim.render import ALFRED, Renderer
 from homesim.render.masks import step_with_mask
-from homesim.tasks.alfred import goal_conditions
+from homesim.tasks.alfred import code_history, goal_conditions, reading_of
 from homesim.world.actions import ACTIONS, ALIASES, INTERACT_ACTIONS, STOP, Action
 from homesim.world.catalog import alfred_catalog
 from homesim.world.dynamics import step
@@ -95,8 +97,10 @@ class AlfredEnv(gymnasium.Env):
         interaction: str = "oracle",
         split: str | None = None,
         layouts: str | Path | None = None,
+        rules: Mapping[str, str] | None = None,
     ) -> None:
         self.episodes, self.scenes = episodes_with_scenes(episodes, scenes, split, layouts)
+        self.reading, self.code_history = reading_of(rules or {}), (rules or {}).get("history_sets") == "code"
         self.max_steps, self.max_fails = max_steps, max_fails
         self.expert_hints = expert_hints
         self.catalog = alfred_catalog()
@@ -156,6 +160,7 @@ class AlfredEnv(gymnasium.Env):
         if self.over:
             raise RuntimeError(f"episode {self.episode.id} is over ({self.over}): call reset() to start another")
         name, target, problem = self._read(action)
+        before = self.state
         if name is None:
             parsed, success, message = None, False, problem
         elif name in INTERACT_ACTIONS and self.interaction == "mask":  # aimed at the frame the agent saw
@@ -165,11 +170,13 @@ class AlfredEnv(gymnasium.Env):
             parsed = Action(name, target if name in INTERACT_ACTIONS else None)
             self.state, event = step(self.scene, self.state, parsed, catalog=self.catalog)
             success, message = event.success, event.message
+        if success and self.code_history:
+            self.state = code_history(self.scene, before, self.state, parsed.name, parsed.target)
         self.last = (parsed, success, message)
         stopped = parsed is not None and parsed.name == STOP
-        if not stopped:  # ALFRED counts every step but the stop, failed ones included
-            self.steps += 1
+        if not stopped:  # ALFRED counts every step but the stop and the last failure, failed ones included
             self.failures += not success
+            self.steps += success or self.failures < self.max_fails
         truncated = not stopped and (self.steps >= self.max_steps or self.failures >= self.max_fails)
         if stopped or truncated:
             self.over = "the agent stopped" if stopped else "a limit was reached"
@@ -246,7 +253,7 @@ class AlfredEnv(gymnasium.Env):
         return self.frame.mask(action.target)
 
     def _info(self) -> dict:
-        met, total = goal_conditions(self.scene, self.state, self.episode.goal)
+        met, total = goal_conditions(self.scene, self.state, self.episode.goal, reading=self.reading)
         hints = {}
         if self.expert is not None:  # privileged: the live expert's next action from this very state
             try:

@@ -1,6 +1,18 @@
 """ALFRED as an evaluation suite: its work items, one per (episode, human annotation[, sub-goal]), and
 its runner, which plays them in the embodied env (ALFRED's protocol, sub-goal evaluation included) or in
-the ALFWorld-style text game."""
+the ALFWorld-style text game.
+
+Two protocols (`PROTOCOLS`), both with ALFRED's limits (1000 steps, the 10th failed action ending the
+episode uncounted, as `models/eval/eval_task.py` has them):
+
+* `alfred` (the default): homesim's reading of the goal conditions (exact classes, containment at any
+  depth, history sets that only grow; `tasks.alfred`), every episode counted;
+* `alfred-code`: ALFRED's evaluation code quirk for quirk, so a figure compares with its leaderboard: class
+  names matched by substring of the object id, a receptacle's direct contents only, the cleaned / heated /
+  cooled sets kept as `thor_env.update_states` keeps them (emptied by an empty receptacle), and the
+  episodes that stop at step 0 dropped from every figure (its PLW divides by the path length, raises, and
+  the episode is never logged). The embodied interface only: the text game has its own goal test.
+"""
 
 from __future__ import annotations
 
@@ -17,11 +29,12 @@ from homesim.evaluation.alfred.baselines import compare_runs
 from homesim.evaluation.alfred.subgoals import run_subgoal, summarize_subgoals
 from homesim.evaluation.alfred.text_play import BREAKDOWN, TEXT_PLAY, observation_text
 from homesim.evaluation.alfred.text_runner import run_text_episode
+from homesim.evaluation.alfred.verify import check_record
 from homesim.evaluation.metrics import ALFRED_METRICS
 from homesim.evaluation.records import EpisodeRecord, unplayed_record
 from homesim.evaluation.runner import run_episode
-from homesim.evaluation.suite import Comparison, PersonPlay, RecordDrawing, Suite
-from homesim.tasks.alfred import goal_conditions
+from homesim.evaluation.suite import Comparison, OptionError, PersonPlay, Protocol, RecordDrawing, Suite
+from homesim.tasks.alfred import RULES, goal_conditions
 from homesim.world.actions import INTERACT_ACTIONS, LOOK_DOWN, LOOK_UP, MOVE_AHEAD, ROTATE_LEFT, ROTATE_RIGHT, STOP
 from homesim.world.scene import Scene
 
@@ -68,8 +81,16 @@ class AlfredRunner:
         if config.interface == "text":
             self.env = AlfredTextEnv(episodes, scenes, max_steps=config.max_steps)
         else:
+            rules = {k: v for k, v in config.options.items() if k in RULES}
             self.env = AlfredEnv(
-                episodes, scenes, config.max_steps, config.max_fails, hints, config.pixels, config.interaction
+                episodes,
+                scenes,
+                config.max_steps,
+                config.max_fails,
+                hints,
+                config.pixels,
+                config.interaction,
+                rules=rules,
             )
 
     def run(self, item: WorkItem) -> EpisodeRecord:
@@ -103,6 +124,41 @@ def failed_record(
         if subgoal is None
         else {"index": subgoal, "action": episode.subgoals[subgoal].action, "success": False},
     )
+
+
+ZERO_STEP = ("counted", "dropped")  # episodes that stop at step 0: in every figure, or in none (ALFRED's code)
+PROTOCOLS = (
+    Protocol(
+        "alfred",
+        "homesim's: exact classes, containment at any depth, every episode counted",
+        {"class_matching": "exact", "containment": "any_depth", "history_sets": "growing", "zero_step": "counted"},
+    ),
+    Protocol(
+        "alfred-code",
+        "ALFRED's evaluation code quirk for quirk: substring classes, direct contents, step-0 stops dropped",
+        {"class_matching": "substring", "containment": "direct", "history_sets": "code", "zero_step": "dropped"},
+        interfaces=("embodied",),
+    ),
+)
+
+
+def options(given: Mapping[str, object], own: Mapping[str, object]) -> dict:
+    """The rules given (a protocol's settings), checked; the default protocol's where none is given."""
+    chosen = {**PROTOCOLS[0].settings, **{k: v for k, v in given.items() if v is not None}}
+    for name, value in chosen.items():
+        known = {**RULES, "zero_step": ZERO_STEP}.get(name)
+        if known is None:
+            raise OptionError(name, f"ALFRED has no setting {name!r}")
+        if value not in known:
+            raise OptionError(name, f"{value!r}: one of {', '.join(known)}")
+    return chosen
+
+
+def counted(records: Sequence[EpisodeRecord], options: Mapping[str, object]) -> list[EpisodeRecord]:
+    """The records a run's figures count: all, or (ALFRED's code) those that took a step."""
+    if options.get("zero_step") == "dropped":
+        return [r for r in records if r.path_length > 0 or r.subgoal is not None]
+    return list(records)
 
 
 def _draw(path, number, episodes, layouts, out, fps) -> str:
@@ -161,4 +217,9 @@ ALFRED = Suite(
         game=_game,
         settings={"interaction": "mask", "pixels": ["rgb"]},
     ),
+    options=options,
+    option_names=(*RULES, "zero_step"),
+    protocols=PROTOCOLS,
+    counted=counted,
+    check_record=check_record,
 )

@@ -1,7 +1,8 @@
 """HandMeThat's metrics, as its evaluation script computes them, over episode records:
 
-* score: the mean episode score, 100 x success minus the total action cost (each action 1, look and
-  examine 0, questions their own cost), so an agent that never succeeds in 40 steps scores -40;
+* score: the mean episode score, 100 x success minus the total action cost (each action 1, inventory, help
+  and stop included; look and examine 0; questions their own cost: their `data_generation/text_interface/
+  env.py`), so an agent that says 40 ordinary commands and never succeeds scores -40;
 * success rate: the share of episodes with a score above 0 (their script's test, not the goal flag: an
   episode that reaches the goal after spending more than 100 has failed);
 * moves in successful episodes: the mean number of commands said in the episodes that succeeded
@@ -10,7 +11,8 @@
 
 Each is reported per split, per hardness level and per quest type (the layout of the paper's Tables 2
 and 3), with a 95% bootstrap interval. A record carries its figures in `measures`: `score`, `moves`,
-`question_cost`, `questions`, `level`, `quest_type`.
+`question_cost`, `questions`, `level`, `quest_type`, and each command's reward (`rewards`), which
+`homesim verify` checks them against.
 """
 
 from __future__ import annotations

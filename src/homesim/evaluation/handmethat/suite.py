@@ -10,7 +10,8 @@ cabinet")`, or the bare string); `Stop` (or "stop") gives up. An agent that asks
 (None when it has no way to the goal). An oracle variant of a learned baseline (`needs_oracle`: "goal" or
 "subgoal", a key of `ORACLES`) also sees `oracle`, that hidden formula of the episode, as the paper's
 Seq2Seq+goal and +subgoal are told it; no other agent sees it. A record's `measures` hold the score, moves, question cost and
-count, hardness level and quest type that the metrics (`handmethat_metrics`) read.
+count, hardness level and quest type that the metrics (`handmethat_metrics`) read, and each command's reward
+(`rewards`), from which `check_record` recomputes them (`homesim verify`).
 """
 
 from __future__ import annotations
@@ -23,13 +24,15 @@ from homesim.agents.handmethat_heuristic import HandMeThatHeuristicAgent
 from homesim.agents.protocol import Agent, AgentAction, TaskSpec
 from homesim.agents.random_agent import RandomAgent
 from homesim.datasets.handmethat.episode import HandMeThatEpisode
-from homesim.envs.handmethat import MAX_STEPS, OBSERVABILITY, HandMeThatEnv
+from homesim.envs.handmethat import MAX_STEPS, OBSERVABILITY, SUCCESS_REWARD, Costs, HandMeThatEnv
+from homesim.language.handmethat.commands import QUESTION
+from homesim.language.handmethat.speech import SAY_IT_CLEARLY
 from homesim.evaluation.handmethat.metrics import HANDMETHAT_METRICS
 from homesim.evaluation.handmethat.playback import handmethat_replay
 from homesim.evaluation.handmethat.report import compare_runs, handmethat_table
 from homesim.evaluation.records import EpisodeRecord, unplayed_record
 from homesim.evaluation.runner import Play, agent_measures, ask_agent, reset_agent
-from homesim.evaluation.suite import Breakdown, Comparison, OptionError, PersonPlay, Suite, TextPlay
+from homesim.evaluation.suite import Breakdown, Comparison, OptionError, PersonPlay, Protocol, Suite, TextPlay
 from homesim.language.handmethat import speech
 from homesim.language.handmethat.text import HELP
 
@@ -50,7 +53,7 @@ def work_items(splits: Mapping[str, Sequence[HandMeThatEpisode]], config: Evalua
     return [(split, i) for split, episodes in sorted(splits.items()) for i in range(len(episodes))]
 
 
-def _measures(episode: HandMeThatEpisode, info: dict) -> dict:
+def _measures(episode: HandMeThatEpisode, info: dict, rewards: list[float]) -> dict:
     return {
         "score": info["score"],
         "moves": info["moves"],
@@ -58,7 +61,51 @@ def _measures(episode: HandMeThatEpisode, info: dict) -> dict:
         "questions": info["questions"],
         "level": episode.level,
         "quest_type": episode.quest_type,
+        "rewards": rewards,
     }
+
+
+def _cost(command: str, costs: Costs = Costs()) -> tuple[float, bool]:
+    """What saying a command costs in their env, and whether it is a question (`envs.handmethat`)."""
+    said = command.strip().lower()
+    if said.startswith(QUESTION):
+        return (costs.say_it_clearly if SAY_IT_CLEARLY in said else costs.question), True
+    return (costs.observe if said in ("look", "examine") else costs.action), False
+
+
+def check_record(record: EpisodeRecord, config: object, splits: object = None, scenes: object = None) -> list[str]:
+    """Where a HandMeThat record disagrees with its own commands and rewards: each reward is the command's
+    cost (plus 100 on the one that reached the goal), the score their sum, the question cost and count, the
+    moves and success as the rewards say."""
+    m = record.measures
+    if record.end_reason == "worker_failed":
+        return []
+    if "rewards" not in m:
+        return ["no per-command rewards (a record written before homesim kept them): its score cannot be checked"]
+    problems, question_cost, questions = [], 0.0, 0
+    commands = [said for said, _ in record.actions]
+    if len(m["rewards"]) != len(commands):
+        return [f"{len(m['rewards'])} rewards for {len(commands)} commands"]
+    for k, (said, reward) in enumerate(zip(commands, m["rewards"])):
+        cost, question = _cost(said) if isinstance(said, str) else (Costs().action, False)
+        won = record.goal_satisfied and k == len(commands) - 1
+        if reward != SUCCESS_REWARD * won - cost:
+            problems.append(
+                f"command {k + 1} ({said!r}) earned {reward}, but costs {cost}" + (" and won" if won else "")
+            )
+        question_cost += cost * question
+        questions += question
+    for name, value in (
+        ("score", sum(m["rewards"])),
+        ("question_cost", question_cost),
+        ("questions", questions),
+        ("moves", len(commands)),
+    ):
+        if m[name] != value:
+            problems.append(f"{name} is {m[name]}, but its commands give {value}")
+    if record.path_length != len(commands) or record.commands != len(commands):
+        problems.append(f"path length {record.path_length} and commands {record.commands} for {len(commands)} commands")
+    return problems
 
 
 def run_handmethat_episode(env: HandMeThatEnv, agent: Agent, episode: HandMeThatEpisode, split: str) -> EpisodeRecord:
@@ -67,7 +114,7 @@ def run_handmethat_episode(env: HandMeThatEnv, agent: Agent, episode: HandMeThat
     hints = getattr(agent, "needs_expert_hints", False)
     oracle = getattr(agent, "needs_oracle", None)
     told = {"oracle": ORACLES[oracle](episode)} if oracle else {}
-    played = Play()
+    played, rewards = Play(), []
     terminated = truncated = False
     broken = reset_agent(agent, lambda: task)
 
@@ -88,17 +135,25 @@ def run_handmethat_episode(env: HandMeThatEnv, agent: Agent, episode: HandMeThat
         if broken is None:
             reply, problem = ask_agent(agent, seen)
             command = reply.action if isinstance(reply, AgentAction) else reply
-        text, _, terminated, truncated, info = env.step(command)
+        text, reward, terminated, truncated, info = env.step(command)
+        rewards.append(reward)
         said = command if isinstance(command, str) else repr(command)
         played.keep(said, None, info["last_command_success"], problem or info["problem"])
-    return handmethat_record(episode, split, played, info, terminated and not info["won"], agent_measures(agent))
+    stopped = terminated and not info["won"]
+    return handmethat_record(episode, split, played, info, stopped, agent_measures(agent), rewards)
 
 
 def handmethat_record(
-    episode: HandMeThatEpisode, split: str, played: Play, info: dict, stopped: bool, agent: dict | None = None
+    episode: HandMeThatEpisode,
+    split: str,
+    played: Play,
+    info: dict,
+    stopped: bool,
+    agent: dict | None = None,
+    rewards: Sequence[float] = (),
 ) -> EpisodeRecord:
-    """An episode's record from the commands said, the env's last `info` (won, score, moves, questions) and
-    the agent's own figures (`runner.agent_measures`)."""
+    """An episode's record from the commands said, the env's last `info` (won, score, moves, questions), the
+    agent's own figures (`runner.agent_measures`) and each command's reward."""
     return EpisodeRecord(
         episode_id=episode.id,
         annotation=0,
@@ -116,7 +171,7 @@ def handmethat_record(
         end_reason="goal_satisfied" if info["won"] else "stop" if stopped else "max_steps",
         commands=info["moves"],
         suite="handmethat",
-        measures=_measures(episode, info) | (agent or {}),
+        measures=_measures(episode, info, rewards) | (agent or {}),
     )
 
 
@@ -157,7 +212,7 @@ def failed_record(
         len(episode.demo_actions),
         "handmethat",
         commands=0,
-        measures=_measures(episode, info),
+        measures=_measures(episode, info, []),
     )
 
 
@@ -246,4 +301,7 @@ HANDMETHAT = Suite(
     replay=handmethat_replay,
     success="success_rate",
     person=PersonPlay(keys={}, aimed=(), typed=True, game=_game),
+    # their evaluation (scripts/eval_seq.py over data_generation/text_interface/env.py), the only one there is
+    protocols=(Protocol("handmethat", "HandMeThat's evaluation: their env's costs, 40 commands, success = score > 0"),),
+    check_record=check_record,
 )

@@ -1,11 +1,14 @@
 """ObjectNav's metrics with habitat's names, as measures over episode records (`homesim.evaluation.measures`).
 
-What an ObjectNav record holds in `measures` (written by `homesim.evaluation.objectnav.suite`):
-`category`, `difficulty` (easy/medium/hard), `geodesic_distance` (d_0: from the start to the nearest view
-point of any goal instance, null if none is reachable), `distance_to_goal` (d_T: the same from where the
-agent ended), `agent_path_length` (p: the sum of its step displacements, metres), `collisions` (forward
-steps the walls or furniture blocked), `criteria` (each success criterion, met or not, see
-`homesim.tasks.objectnav_criteria`) and `required` (the criteria this evaluation asked for).
+What an ObjectNav record holds in `measures` (written by `envs.objectnav.episode_measures`):
+`category`, `difficulty` (easy/medium/hard), `geodesic_distance` (d_0: habitat's continuous geodesic distance
+from the start to the nearest view point of any goal instance, measured at reset; null if none is reachable),
+`distance_to_goal` (d_T: the same from where the agent ended), `agent_path_length` (p: the sum of its step
+displacements, metres), `collisions` (forward steps the walls or furniture blocked), `criteria` (each
+success criterion, met or not, see `homesim.tasks.objectnav_criteria`), `required` (the criteria this
+evaluation asked for), their distances (`success_distance`, `view_point_distance`), `undefined_spl`, the
+criteria's `inputs` and the `poses` (start, the lattice points stood on, end), so that
+`evaluation.objectnav.verify` can judge and score the episode again from the record alone.
 
 * `success` S: every required criterion is met;
 * `spl` = S * d_0 / max(d_0, p) (the paper's ObjectNav-SPL: the shortest path to the closest instance);
@@ -13,14 +16,17 @@ steps the walls or furniture blocked), `criteria` (each success criterion, met o
   (the formulas are `tasks.objectnav_criteria`'s, which the env's `info` reports with too)
 * `distance_to_goal` d_T, `num_steps` (actions before STOP), `collisions`.
 
-Edge cases, where habitat divides by zero or infinity:
+Edge cases, where habitat divides by zero or infinity, as the record's `undefined_spl` says (`limit` below,
+the objectnav-2020 protocol's; `zero`, AllenAct's, scores an unreachable goal 0; `undefined`, habitat's,
+leaves SPL and SoftSPL out of their means there and at d_0 = 0):
 * start inside the success zone (d_0 = 0): the weight d_0 / max(d_0, p) is 1 when the agent did not move
   (p = 0: no path is shorter) and 0 when it did; its progress term is 1 if it ends on a view point;
 * a zero-length path (p = 0) with d_0 > 0: the weight is 1, the progress 0;
 * a goal no path reaches from the start (d_0 undefined): d_0 -> infinity makes the weight 1, so SPL and
   soft SPL are S (with no reachable goal, 0 unless the criteria say otherwise);
 * an end from which no view point is reachable: d_T is undefined and left out of the mean distance.
-Every figure is finite; a NaN or infinite number in a record reads as undefined.
+Every figure is finite; a NaN or infinite number in a record reads as undefined. Records written before
+these fields existed read as objectnav-2020's (`limit`).
 """
 
 from __future__ import annotations
@@ -49,12 +55,16 @@ def _distance_to_goal(r: EpisodeRecord, read: Mapping[str, Value]) -> float | No
     return finite(r.measures.get("distance_to_goal"))
 
 
-def _spl(r: EpisodeRecord, read: Mapping[str, Value]) -> float:
-    return spl(read["success"], _start_distance(r), _path(r))
+def _undefined(r: EpisodeRecord) -> str:
+    return str(r.measures.get("undefined_spl", "limit"))
 
 
-def _soft_spl(r: EpisodeRecord, read: Mapping[str, Value]) -> float:
-    return soft_spl(read["success"], _start_distance(r), read["distance_to_goal"], _path(r))
+def _spl(r: EpisodeRecord, read: Mapping[str, Value]) -> float | None:
+    return spl(read["success"], _start_distance(r), _path(r), _undefined(r))
+
+
+def _soft_spl(r: EpisodeRecord, read: Mapping[str, Value]) -> float | None:
+    return soft_spl(read["success"], _start_distance(r), read["distance_to_goal"], _path(r), _undefined(r))
 
 
 OBJECTNAV_MEASURES = Measures(

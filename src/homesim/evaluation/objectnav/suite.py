@@ -1,11 +1,22 @@
-"""ObjectNav as an evaluation suite: one work item per episode, played in `homesim/ObjectNav-v0` under the
-working group's protocol (500 actions, the success criteria chosen in `config.options`), each into an
-episode record whose `measures` the ObjectNav metrics read (`evaluation.objectnav.metrics`).
+"""ObjectNav as an evaluation suite: one work item per episode, played in `homesim/ObjectNav-v0` (500
+actions) under the rules of a protocol, each into an episode record whose `measures` the ObjectNav metrics
+read (`evaluation.objectnav.metrics`).
 
-Options (`EvaluationConfig.options`): `criteria` (names, default all four of
-`tasks.objectnav_criteria.DEFAULT_CRITERIA`) and `success_distance` (metres, default 1). An agent gets the
-images it declares in its `observations` attribute (the frontier agent: depth and semantic), and the
-expert's next action when it sets `needs_expert_hints`.
+Options (`EvaluationConfig.options`, `envs.objectnav.objectnav_rules`): `criteria` (names, of
+`tasks.objectnav_criteria.CRITERIA`), `success_distance` (metres, proximity's), `view_point_distance` (metres,
+habitat's distance to goal) and `undefined_spl`. The protocols (`PROTOCOLS`) set all four, as data:
+
+* `objectnav-2020` (the default): the working group's (`objectnav-revisited.txt`): STOP on a navigable point
+  within 1 m of a goal instance that is in the frame; SPL at its limit where habitat's formula has no value;
+* `habitat`: habitat-lab's `Success` (STOP and the geodesic distance to a view point under 0.1 m) and its SPL,
+  which has no value where it divides by zero or infinity;
+* `robothor`: AllenAct's RoboTHOR ObjectNav (`_is_goal_in_range`: END with a goal instance visible, THOR's
+  visibility reaching 1 m; no navigability test) and its `spl_metric`, 0 where no path reaches the goal.
+All three measure distances as habitat does (continuous geodesic distances to the nearest view point, d_0
+at reset); AllenAct's distance to target runs to the object itself, ours to its view points.
+
+An agent gets the images it declares in its `observations` attribute (the frontier agent: depth and
+semantic), and the expert's next action when it sets `needs_expert_hints`.
 """
 
 from __future__ import annotations
@@ -16,16 +27,18 @@ from typing import TYPE_CHECKING
 from homesim.agents.objectnav.frontier import FrontierAgent
 from homesim.agents.objectnav.simple import ObjectNavExpertAgent, ObjectNavRandomAgent
 from homesim.agents.protocol import Agent, AgentAction, TaskSpec
-from homesim.envs.objectnav import ObjectNavEnv, episode_measures
+from homesim.envs.objectnav import ObjectNavEnv, episode_measures, lattice_pose, objectnav_rules
 from homesim.evaluation.objectnav.metrics import OBJECTNAV_METRICS
 from homesim.evaluation.objectnav.report import compare_runs, objectnav_table
 from homesim.evaluation.objectnav.text_play import TEXT_PLAY, observation_text
+from homesim.evaluation.objectnav.verify import check_record
 from homesim.evaluation.records import EpisodeRecord, unplayed_record
 from homesim.evaluation.runner import Play, agent_measures, ask_agent, reset_agent
-from homesim.evaluation.suite import Comparison, OptionError, PersonPlay, RecordDrawing, Suite
+from homesim.evaluation.suite import Comparison, OptionError, PersonPlay, Protocol, RecordDrawing, Suite
 from homesim.tasks.objectnav import ObjectNavEpisode
-from homesim.tasks.objectnav_criteria import CRITERIA, DEFAULT_CRITERIA, SUCCESS_DISTANCE, parse_criteria
+from homesim.tasks.objectnav_criteria import CRITERIA, DEFAULT_CRITERIA, SUCCESS_DISTANCE, VIEW_POINT_DISTANCE
 from homesim.world.scene import Scene
+from homesim.world.state import AgentState
 
 if TYPE_CHECKING:
     from homesim.evaluation.evaluate import EvaluationConfig
@@ -33,13 +46,33 @@ if TYPE_CHECKING:
 WorkItem = tuple[str, int]  # split, episode index
 
 
-def objectnav_options(
-    criteria: str | Sequence[str] = DEFAULT_CRITERIA, success_distance: float = SUCCESS_DISTANCE
-) -> dict:
-    """An evaluation's ObjectNav options, checked (`EvaluationConfig.options`)."""
-    if not success_distance > 0:
-        raise ValueError(f"success distance {success_distance!r}: a positive number of metres")
-    return {"criteria": list(parse_criteria(criteria)), "success_distance": float(success_distance)}
+def _rules(criteria: Sequence[str], undefined_spl: str) -> dict:
+    return objectnav_rules(criteria, SUCCESS_DISTANCE, VIEW_POINT_DISTANCE, undefined_spl)
+
+
+PROTOCOLS = (
+    Protocol(
+        "objectnav-2020",
+        "the ObjectNav working group's: STOP on a navigable point within 1 m of a goal in view",
+        _rules(DEFAULT_CRITERIA, "limit"),
+    ),
+    Protocol(
+        "habitat",
+        "habitat-lab's: STOP within 0.1 m (geodesic) of a view point; no SPL where it divides by 0 or infinity",
+        _rules(("intentionality", "distance_to_goal"), "undefined"),
+    ),
+    Protocol(
+        "robothor",
+        "AllenAct's RoboTHOR: END with a goal in view within 1 m; SPL 0 where no path reaches the goal",
+        _rules(("intentionality", "proximity", "visibility"), "zero"),
+    ),
+)
+
+
+def objectnav_options(**settings: object) -> dict:
+    """An evaluation's ObjectNav options, checked (`EvaluationConfig.options`): the default protocol's,
+    with the settings given."""
+    return objectnav_rules(**{**PROTOCOLS[0].settings, **settings})
 
 
 def work_items(splits: Mapping[str, Sequence[ObjectNavEpisode]], config: EvaluationConfig) -> list[WorkItem]:
@@ -76,8 +109,7 @@ class ObjectNavRunner:
             episodes,
             scenes,
             pixels=pixels,
-            criteria=options["criteria"],
-            success_distance=options["success_distance"],
+            **options,
             max_steps=config.max_steps,
             expert_hints=self.hints,
         )
@@ -132,10 +164,16 @@ def objectnav_record(
 def failed_record(
     splits: Mapping[str, Sequence[ObjectNavEpisode]], scenes: Mapping[str, Scene], item: WorkItem, reason: str
 ) -> EpisodeRecord:
-    """The record of an episode no worker could play: a failure that still counts (end reason worker_failed)."""
+    """The record of an episode no worker could play: a failure that still counts (end reason worker_failed),
+    scored by the default protocol's rules with the dataset's d_0, from its start pose."""
     split, index = item
     episode = splits[split][index]
     criteria = dict.fromkeys(CRITERIA, False)
+    start = lattice_pose(AgentState(*episode.start_position, episode.start_rotation, 0))
+    poses = {"start": start, "positions": [start[:2]], "end": start}
+    inputs = {"navigable": False, "surface_distances": {}, "seen": [], "oracle_seen": []}
+    d0 = episode.geodesic_distance
+    measures = episode_measures(episode, PROTOCOLS[0].settings, d0, d0, 0.0, 0, criteria, inputs, poses)
     return unplayed_record(
         episode.episode_id,
         split,
@@ -143,19 +181,23 @@ def failed_record(
         reason,
         len(episode.reference_actions),
         "objectnav",
-        measures=episode_measures(episode, criteria, DEFAULT_CRITERIA, episode.geodesic_distance, 0.0, 0),
+        measures=measures,
     )
 
 
 def options(given: Mapping[str, object], own: Mapping[str, object]) -> dict:
-    """`--criteria` and `--success-distance`, checked, each error naming its own option."""
-    criteria, distance = given.get("criteria"), given.get("success_distance")
-    for name, value in (("criteria", criteria), ("success_distance", distance)):
+    """The rules given (a protocol's settings, `--criteria`, `--success-distance`), checked, each error naming
+    its own option."""
+    chosen = {k: v for k, v in given.items() if v is not None}
+    for name, value in chosen.items():
         try:
-            objectnav_options(**{name: value} if value is not None else {})
-        except ValueError as e:
+            objectnav_options(**{name: value})
+        except (TypeError, ValueError) as e:
             raise OptionError(name, str(e)) from e
-    return objectnav_options(criteria or DEFAULT_CRITERIA, SUCCESS_DISTANCE if distance is None else distance)
+    try:
+        return objectnav_options(**chosen)
+    except (TypeError, ValueError) as e:
+        raise OptionError("criteria", str(e)) from e
 
 
 def _draw(path, number, episodes, layouts, out, fps) -> str:
@@ -200,7 +242,7 @@ OBJECTNAV = Suite(
     comparisons=(Comparison("objectnav", "Success, SPL, SoftSPL and DTG, a row per run", compare_runs),),
     pixels=("rgb", "depth", "semantic"),
     options=options,
-    option_names=("criteria", "success_distance"),
+    option_names=("criteria", "success_distance", "view_point_distance", "undefined_spl"),
     # a challenge's agents get the start and the category only: where the goals are and how far is its secret
     hidden=("goals", "geodesic_distance", "euclidean_distance", "difficulty", "reference_actions"),
     observation_text=observation_text,
@@ -212,4 +254,6 @@ OBJECTNAV = Suite(
     replay=_replay,
     success="success",
     person=PersonPlay(keys=PERSON_KEYS, aimed=(), typed=False, game=_game, settings={"pixels": ["rgb"]}),
+    protocols=PROTOCOLS,
+    check_record=check_record,
 )

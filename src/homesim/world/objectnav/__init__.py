@@ -1,1 +1,1 @@
-"""ObjectNav's robot in the world: LoCoBot as configuration (`embodiment`), motion and geodesic distances on a fine lattice (`navgrid`), and what its camera sees (`sight`)."""
+"""ObjectNav's robot in the world: LoCoBot as configuration (`embodiment`), motion on a fine lattice (`navgrid`), habitat's continuous geodesic distances (`geodesic`), and what its camera sees (`sight`)."""

@@ -9,9 +9,11 @@ vector nearest `forward` along the yaw: (0, 8) lattice steps = 0.25 m along the 
 points along it (every 2 lattice steps at most) are navigable; otherwise nothing moves (no sliding).
 
 Everything a step needs is precomputed per (scene, embodiment), so a step is a few array look-ups.
-Distances are the shortest path along the agent's own moves (Dijkstra on the 12-neighbour lattice graph,
-exact move lengths): an optimal agent's path length equals them, and on open floor they exceed the
-straight line by at most 1/cos(15 deg) - 1 = 3.5 %.
+`distance_field` gives the shortest path along the agent's own moves (Dijkstra on the 12-neighbour lattice
+graph, exact move lengths): what the expert walks by, as an optimal agent's path length equals it. On open
+floor it exceeds the straight line by up to 1/cos(15 deg) - 1 = 3.5 %, and near a goal by up to a few moves
+(a point 3 cm from a view point may be 0.25-0.75 m from it by moves), so the measures use habitat's continuous
+geodesic distance instead (`geodesic`, which reads its obstacles off `free`).
 """
 
 from __future__ import annotations
@@ -69,9 +71,10 @@ class NavGrid:
         self.low, self.high = self._height_map()
         from scipy import ndimage  # scipy is imported where used: 0.3-0.7 s that processes without grids skip
 
-        free = self._floor() & ~(self.low < embodiment.body_height)
-        clearance = ndimage.distance_transform_edt(free) * LATTICE
-        navigable = free & (clearance > embodiment.radius)
+        # free: on the floor and under no obstacle the body meets (`geodesic` reads the obstacles off it)
+        self.free = self._floor() & ~(self.low < embodiment.body_height)
+        clearance = ndimage.distance_transform_edt(self.free) * LATTICE
+        navigable = self.free & (clearance > embodiment.radius)
         self.steps = tuple(self._step_vector(yaw) for yaw in embodiment.yaws)
         self.step_length = tuple(math.hypot(*v) * LATTICE for v in self.steps)
         self.navigable = self._largest_component(navigable)
