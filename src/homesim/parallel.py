@@ -90,6 +90,15 @@ def run_chunks(
             yield futures[future], future.result()
 
 
+def in_process(setup: Callable, shared: tuple, work: Callable, chunks: Sequence) -> Iterator[tuple[int, object]]:
+    """`run_chunks` in this process, in order (one worker: no process to start, nothing to pickle)."""
+    if not chunks:
+        return
+    state = setup(*shared)
+    for i, chunk in enumerate(chunks):
+        yield i, work(state, chunk)
+
+
 TRIES = 2  # a chunk is tried twice, then reported as failed
 AHEAD = 2  # chunks sent per worker: the next one waits at hand when one finishes, with no round trip
 

@@ -9,7 +9,15 @@ from typing import Annotated
 import typer
 from rich.progress import track
 
-from homesim.cli.common import BackendOption, RayAddressOption, app, console, workers_of
+from homesim.cli.common import (
+    BackendOption,
+    OverwriteOption,
+    RayAddressOption,
+    app,
+    console,
+    interrupted,
+    workers_of,
+)
 
 ALFRED_PANEL, OBJECTNAV_PANEL, HANDMETHAT_PANEL = "ALFRED", "ObjectNav", "HandMeThat"  # --help's groups
 
@@ -37,6 +45,7 @@ def evaluate_command(
     ray_address: RayAddressOption = None,
     seed: Annotated[int, typer.Option(help="the agent's seed")] = 0,
     out: Annotated[Path, typer.Option(help="folder for run.json, records.jsonl and summary.json")] = Path("out/eval"),
+    overwrite: OverwriteOption = False,
     pixels: Annotated[
         str,
         typer.Option(
@@ -101,6 +110,7 @@ def evaluate_command(
     from homesim.evaluation.report import subgoals_table
     from homesim.evaluation.suite import OptionError
     from homesim.evaluation.suites import SUITES, load_agent
+    from homesim.files import check_output, partial_of
 
     if suite is not None and suite not in SUITES:
         raise typer.BadParameter(f"unknown suite {suite!r}; known: {', '.join(SUITES)}", param_hint="--suite")
@@ -167,7 +177,13 @@ def evaluate_command(
     def progress(items, total):
         return track(items, total=total, description=f"evaluating {agent}", console=console)
 
-    summary = evaluate(splits, scenes, config, out, runs_on, progress)
+    check_output(out, "evaluation", overwrite)  # a refusal comes before the evaluation's work
+    try:
+        summary = evaluate(splits, scenes, config, out, runs_on, progress, overwrite)
+    except KeyboardInterrupt:
+        records = partial_of(out) / "records.jsonl"
+        done = sum(1 for _ in open(records, encoding="utf-8")) if records.exists() else 0
+        raise interrupted(out, f"{done} episode records") from None
     setting = options.get("observability", config.interface)
     title = f"{agent} ({setting}) on {episodes or 'built-in episodes'}"
     console.print(subgoals_table(summary) if subgoals else protocol.table(summary, title))
@@ -181,7 +197,7 @@ def report_command(
     runs: Annotated[
         list[Path],
         typer.Argument(
-            metavar="OUT...", exists=True, help="evaluation output folders (or a file in one: summary.json, ...)"
+            metavar="OUT...", help="evaluation output folders (or a file in one: summary.json, ...)"
         ),
     ],
     table_name: Annotated[
@@ -196,21 +212,26 @@ def report_command(
     json_out: Annotated[Path | None, typer.Option("--json", help="--table: also write its figures here")] = None,
 ) -> None:
     """Recompute an evaluation's summary from its records, print it, and check it against summary.json;
-    with several evaluations (or --table), compare them in one table."""
+    with several evaluations (or --table), compare them in one table. A run not finished is reported as
+    partial, and runs played on different data are marked."""
     from homesim.errors import DataError
     from homesim.evaluation.evaluate import read_run, summary_of
-    from homesim.evaluation.records import read_records
     from homesim.evaluation.report import subgoals_table
+    from homesim.evaluation.run_folder import find_run, mixed_data, read_run_folder
     from homesim.evaluation.suites import SUITES, suite_named
 
-    loaded = []
+    loaded, folders = [], []
     for run in runs:
-        out = run if run.is_dir() else run.parent
         try:
-            loaded.append((out, read_run(out), read_records(out / "records.jsonl")))
+            out, note = find_run(run)
+            folders.append(read_run_folder(out))
+            loaded.append((out, read_run(out), folders[-1].records))
         except (OSError, DataError, TypeError, ValueError) as e:
-            console.print(f"[red]cannot read the evaluation in {out}:[/] {e}")
+            console.print(f"[red]cannot read the evaluation in {run}:[/] {e}")
             raise typer.Exit(1) from e
+        if note:
+            console.print(f"[yellow]{note}[/]")
+    warnings = [n for n in (f.partial_note() for f in folders) if n] + mixed_data(folders) * (len(folders) > 1)
     first = suite_named(loaded[0][1].suite)  # its own tables first, then the other suites'
     tables = {c.name: (suite, c) for suite in sorted(SUITES.values(), key=lambda s: s != first) for c in suite.comparisons}
     if table_name is not None and table_name not in tables:
@@ -221,14 +242,15 @@ def report_command(
             raise typer.Exit(1)
         table_name = first.comparisons[0].name
     if table_name is not None:
-        _compare(loaded, *tables[table_name], split, json_out)
+        _compare(loaded, *tables[table_name], split, json_out, warnings)
         return
     ((out, config, records),) = loaded
     summary = summary_of(records, config)
     table = suite_named(config.suite).table
-    console.print(subgoals_table(summary) if config.subgoals else table(summary, f"{config.agent}: {out}"))
-    if "warning" in summary:
-        console.print(f"[bold yellow]warning:[/] {summary['warning']}")
+    title = f"{config.agent}: {out}" + (" (PARTIAL)" if warnings else "")
+    console.print(subgoals_table(summary) if config.subgoals else table(summary, title))
+    for line in warnings + ([summary["warning"]] if "warning" in summary else []):
+        console.print(f"[bold yellow]warning:[/] {line}")
     written = out / "summary.json"
     if written.exists():
         same = json.loads(written.read_text()) == json.loads(json.dumps(summary))
@@ -237,8 +259,11 @@ def report_command(
             raise typer.Exit(1)
 
 
-def _compare(loaded: list, suite, comparison, split: str | None, json_out: Path | None) -> None:
-    """A suite's table over several of its runs (`Suite.comparisons`), with its figures written on request."""
+def _compare(loaded: list, suite, comparison, split: str | None, json_out: Path | None, warnings: list[str]) -> None:
+    """A suite's table over several of its runs (`Suite.comparisons`), with its figures written on request;
+    `warnings` (partial runs, different data) are printed under it and written with the figures."""
+    from homesim.files import write_json
+
     for out, config, _ in loaded:
         if config.suite != suite.name:
             console.print(f"[red]{out} is a {config.suite} evaluation:[/] --table {comparison.name} compares {suite.title} runs")
@@ -252,6 +277,8 @@ def _compare(loaded: list, suite, comparison, split: str | None, json_out: Path 
         console.print(f"[yellow]{note}[/]")
     for table in tables:
         console.print(table)
+    for line in warnings:
+        console.print(f"[bold yellow]warning:[/] {line}")
     if json_out is not None:
-        json_out.write_text(json.dumps(figures, indent=1) + "\n")
+        write_json(json_out, figures | ({"warnings": warnings} if warnings else {}))
         console.print(f"figures written to {json_out}")

@@ -10,7 +10,6 @@ so resuming replays the same batches: the ones already trained on are skipped.
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
@@ -21,6 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from homesim.agents.learned import FORMAT, VERSION, load_checkpoint
 from homesim.errors import DataError
+from homesim.files import replacing, write_file
 
 
 @dataclass(frozen=True)
@@ -59,9 +59,8 @@ def epoch_generator(seed: int, epoch: int) -> torch.Generator:
 
 def _save(path: Path, checkpoint: dict) -> None:
     """Written beside and renamed: a run killed while saving leaves the previous checkpoint whole."""
-    partial = path.with_name(path.name + ".partial")
-    torch.save(checkpoint, partial)
-    os.replace(partial, path)
+    with replacing(path) as partial:
+        torch.save(checkpoint, partial)
 
 
 def _log_path(out: Path) -> Path:
@@ -72,7 +71,7 @@ def _keep_log_until(log: Path, step: int) -> None:
     """On resumption the log keeps what the checkpoint saw; lines written after it are trained again."""
     if log.exists():
         lines = [line for line in log.read_text().splitlines() if json.loads(line)["step"] <= step]
-        log.write_text("".join(line + "\n" for line in lines))
+        write_file(log, "".join(line + "\n" for line in lines))
 
 
 def _steps_planned(config: TrainConfig, batches_per_epoch: int | None) -> int | None:

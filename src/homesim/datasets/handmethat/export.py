@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from homesim.datasets.handmethat.episode import HandMeThatEpisode
+from homesim.files import write_file
 from homesim.world.handmethat import HmtAction
 from homesim.world.handmethat.state import HmtState
 
@@ -75,4 +76,4 @@ def write_handmethat(out: str | Path, splits: Mapping[str, Sequence[HandMeThatEp
         folder = Path(out) / split
         folder.mkdir(parents=True, exist_ok=True)
         for e in episodes:
-            (folder / f"{e.id}.json").write_text(json.dumps(episode_to_json(e), indent=1))
+            write_file(folder / f"{e.id}.json", json.dumps(episode_to_json(e), indent=1))

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from homesim.datasets.handmethat.episode import HandMeThatEpisode, HumanActionFailed, Objects, Reading
 from homesim.errors import DataError
+from homesim.files import read_json
 from homesim.tasks.handmethat.formula import FormulaError
 from homesim.tasks.handmethat.task import Meaning
 from homesim.world.handmethat import SCHEMAS, Agent, HmtAction, HmtState, Thing, handmethat_catalog
@@ -45,8 +46,8 @@ def is_handmethat_file(path: str | Path) -> bool:
         return '"initial_object_dict"' in f.read(4096)
 
 
-# a folder's files that are no episodes: homesim's generation summary, the authors' split index
-NOT_EPISODES = frozenset({"generation.json", "HandMeThat_data_info.json"})
+# a folder's files that are no episodes: homesim's generation summary and manifest, the authors' split index
+NOT_EPISODES = frozenset({"generation.json", "manifest.json", "HandMeThat_data_info.json"})
 
 
 def read_handmethat_files(path: str | Path) -> Iterator[HandMeThatEpisode | DataError]:
@@ -64,10 +65,7 @@ def read_handmethat_files(path: str | Path) -> Iterator[HandMeThatEpisode | Data
 
 def read_handmethat_file(path: str | Path) -> HandMeThatEpisode:
     where = str(path)
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise DataError(where, "(file)", f"unreadable: {e}") from e
+    data = read_json(path)
     return episode_from_json(where, data, Path(path).stem)
 
 

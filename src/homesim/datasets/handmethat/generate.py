@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from homesim.datasets.handmethat.episode import HandMeThatEpisode, Reading, replay
+from homesim.files import Journal, journaled
 from homesim.language.handmethat.commands import command
 from homesim.language.handmethat.pragmatics import Request, help_values, helps_of, request, useful_objects
 from homesim.language.handmethat.speech import request as sentence
@@ -204,11 +205,19 @@ def generate(
     seed: int,
     workers: Workers = Workers(),
     progress: Callable = lambda items, total, description: items,
+    journal: Journal | None = None,
 ) -> tuple[dict[str, list[HandMeThatEpisode]], Counter]:
-    """`episodes` episodes split into train / validation / test, and the rejections by reason."""
+    """`episodes` episodes split into train / validation / test, and the rejections by reason. With a
+    `journal`, chunks of episodes made before (by a run that was interrupted) are taken from it."""
     chunks = [(seed, s, min(s + CHUNK, episodes)) for s in range(0, episodes, CHUNK)]
     results: list = [None] * len(chunks)
-    for i, result in progress(run_chunks(_setup, (), _chunk, chunks, workers), len(chunks), "episodes"):
+    finished = journaled(
+        journal,
+        chunks,
+        lambda todo: run_chunks(_setup, (), _chunk, todo, workers),
+        keep=lambda result: not isinstance(result, Failed),
+    )
+    for i, result in progress(finished, len(chunks), "episodes"):
         if isinstance(result, Failed):
             raise RuntimeError(f"episodes {chunks[i][1]}-{chunks[i][2] - 1}: {result.reason}")
         results[i] = result

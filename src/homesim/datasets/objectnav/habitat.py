@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from homesim.errors import DataError
+from homesim.files import gzipped, write_file
 from homesim.tasks.objectnav import CATEGORIES, ObjectGoal, ObjectNavEpisode, difficulty
 from homesim.world.objectnav.navgrid import ACTIONS
 from homesim.world.scene import Scene
@@ -34,9 +35,7 @@ TASK_IDS = {c: i for i, c in enumerate(CATEGORIES)}
 
 
 def _write_gz(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
-        gz.write(json.dumps(data, sort_keys=True).encode())
+    write_file(path, gzipped(json.dumps(data, sort_keys=True).encode()))
 
 
 def _categories() -> dict:
@@ -70,7 +69,7 @@ def write_habitat(
     out = Path(out)
     (out / "scenes").mkdir(parents=True, exist_ok=True)
     for scene_id in sorted({e.scene_id for episodes in splits.values() for e in episodes}):
-        (out / _scene_file(scene_id)).write_text(json.dumps(scenes[scene_id].to_dict(), sort_keys=True))
+        write_file(out / _scene_file(scene_id), json.dumps(scenes[scene_id].to_dict(), sort_keys=True))
     for split, episodes in splits.items():
         _write_gz(out / split / f"{split}.json.gz", {"episodes": [], **_categories()})
         by_scene: dict[str, list[ObjectNavEpisode]] = {}
