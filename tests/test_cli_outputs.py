@@ -47,3 +47,19 @@ def test_generate_over_another_dataset_only_with_overwrite_and_then_without_its_
     assert read_dataset(data, suite="objectnav")
     code, said = run("objectnav", "import-habitat", "--habitat", tmp_path, "--out", data)
     assert code == 1 and "give --overwrite" in said
+
+
+def test_report_marks_runs_played_on_different_data(tmp_path):
+    """Issue 25, item 5: run.json records each split's digest; a table of runs on different data says so."""
+    from homesim.datasets.alfred.builtin import builtin_episodes
+    from homesim.datasets.folder import write_dataset
+
+    episodes, scenes = builtin_episodes()
+    write_dataset(tmp_path / "fewer", {"builtin": episodes[:2]}, scenes, {})
+    assert run("evaluate", "--out", tmp_path / "all")[0] == 0
+    assert run("evaluate", "--episodes", tmp_path / "fewer", "--out", tmp_path / "some")[0] == 0
+    assert run("evaluate", "--seed", "1", "--out", tmp_path / "again")[0] == 0
+    code, said = run("report", tmp_path / "all", tmp_path / "again")
+    assert code == 0 and "DIFFERENT DATA" not in said
+    code, said = run("report", tmp_path / "all", tmp_path / "some")
+    assert code == 0 and f"DIFFERENT DATA: split builtin of {tmp_path / 'some'} is not the builtin of" in said
