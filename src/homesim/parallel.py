@@ -23,10 +23,13 @@ started, when the process ends: within a run that took from 0.3 to 1.4 s).
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import importlib
 import multiprocessing
+import os
 import pickle
+import signal
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -34,6 +37,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 BACKENDS = ("local", "ray")
+PR_SET_PDEATHSIG = 1  # prctl's option: the signal a process gets when its parent dies
 
 
 @dataclass(frozen=True)
@@ -65,8 +69,22 @@ _state: object = None  # a worker process's state, made once per run by `setup`
 _state_of: str | None = None  # on Ray: the run `_state` was made for (a Ray worker serves run after run)
 
 
-def _start(setup: Callable, shared: tuple) -> None:
+def die_with_parent(parent: int) -> None:
+    """Makes this worker process end when its parent does, however the parent ends (a parent killed by
+    SIGKILL cannot stop its workers itself, and they would wait on their pipe for ever): on Linux the
+    kernel sends it SIGKILL (prctl's PR_SET_PDEATHSIG); a parent already gone ends it at once."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: the pool's own pipe ends them when the parent exits
+        return
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _start(setup: Callable, shared: tuple, parent: int) -> None:
     global _state
+    die_with_parent(parent)
     _state = setup(*shared)
 
 
@@ -84,7 +102,7 @@ def run_chunks(
         yield from _on_ray(setup, shared, work, chunks, workers)
         return
     context = multiprocessing.get_context(start)
-    with ProcessPoolExecutor(workers.count, context, initializer=_start, initargs=(setup, shared)) as pool:
+    with ProcessPoolExecutor(workers.count, context, initializer=_start, initargs=(setup, shared, os.getpid())) as pool:
         futures = {pool.submit(_call, work, chunk): i for i, chunk in enumerate(chunks)}
         for future in as_completed(futures):
             yield futures[future], future.result()
