@@ -30,6 +30,10 @@ CASES = [
     (["evaluate", "--agent", "nobody", "--out", "{root}/o"], "unknown agent 'nobody'"),
     (["evaluate", "--pixels", "smell", "--out", "{root}/o"], "some of rgb,depth,segmentation"),
     (["evaluate", "--interaction", "telepathy", "--out", "{root}/o"], "use oracle or mask"),
+    (["evaluate", "--backend", "ray", "--ray-address", "127.0.0.1:1", "--out", "{root}/o"], "cannot reach a Ray cluster"),
+    (["evaluate", "--backend", "ray", "--ray-address", "nonsense", "--out", "{root}/o"], "is not a Ray address"),
+    (["evaluate", "--workers", "1" * 40, "--out", "{root}/o"], "at most 1024"),
+    (["evaluate", "--episodes", "/dev/zero", "--out", "{root}/o"], "not a regular file"),
     (["report", "{root}/empty"], "cannot read the evaluation"),
     (["generate", "alfred", "--scenes", "mars", "--out", "{root}/g"], "use procedural or alfred"),
     (["generate", "alfred", "--scenes", "alfred", "--out", "{root}/g"], "--scenes alfred needs --layouts"),
@@ -49,3 +53,23 @@ def test_a_mistake_gets_a_message_not_a_traceback(files, args, message):
         result.exception and not isinstance(result.exception, SystemExit)
     ), f"{type(result.exception).__name__}: {result.exception}"
     assert message in text, result.output
+
+
+TRUNCATED = [
+    ["evaluate", "--episodes", "{cut}", "--layouts", "{layouts}", "--out", "{root}/o"],
+    ["alfred", "replay", "--trajectories", "{cut}", "--layouts", "{layouts}"],
+    ["alfred", "frames", "--episodes", "{cut}", "--layouts", "{layouts}", "--out", "{root}/f"],
+    ["generate", "alfred", "--scenes", "alfred", "--layouts", "{layouts}", "--trajectories", "{cut}", "--out", "{root}/g"],
+    ["alfred", "import-scenes", "--layouts", "{layouts}", "--trajectories", "{cut}", "--out", "{root}/s"],
+]
+
+
+@pytest.mark.parametrize("args", TRUNCATED, ids=[" ".join(a[:2]) for a in TRUNCATED])
+def test_a_truncated_alfred_file_is_named_not_aborted(alfred_trajectories, alfred_layouts, tmp_path, args):
+    """Issue 25, item 4: a .jsonl.gz cut short (a download stopped) printed only "Aborted."."""
+    cut = tmp_path / "valid_seen.jsonl.gz"
+    cut.write_bytes((alfred_trajectories / "valid_seen.jsonl.gz").read_bytes()[:200_000])
+    filled = [a.format(cut=cut, layouts=alfred_layouts, root=tmp_path) for a in args]
+    result = CliRunner().invoke(app, filled, env={"COLUMNS": "400"})
+    assert result.exit_code == 1 and "Aborted" not in result.output
+    assert f"{cut}: (file): unreadable after line 125 (cut short?)" in " ".join(result.output.split())

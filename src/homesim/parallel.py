@@ -30,6 +30,7 @@ import multiprocessing
 import os
 import pickle
 import signal
+import socket
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -134,6 +135,8 @@ def start_ray(workers: Workers) -> None:
     `workers.count` CPUs (Ray's dashboard and worker logs left out: the command shows its own progress)."""
     import ray
 
+    if workers.address not in (None, "auto"):
+        check_reachable(workers.address)
     if workers.address is None:
         ray.init(
             num_cpus=workers.count, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
@@ -141,6 +144,21 @@ def start_ray(workers: Workers) -> None:
         )  # fmt: skip
     else:
         ray.init(address=workers.address, log_to_driver=False, logging_level="ERROR")
+
+
+RAY_CONNECT_TIMEOUT = 10.0  # seconds to reach a cluster's address (Ray itself would retry for ever)
+
+
+def check_reachable(address: str, timeout: float = RAY_CONNECT_TIMEOUT) -> None:
+    """A ConnectionError, in one line, unless something listens at a Ray cluster's `host:port` (or
+    `ray://host:port`): given an address that is wrong, Ray retries without end and ignores SIGTERM."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConnectionError(f"{address!r} is not a Ray address: give host:port (or auto)")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as e:
+        raise ConnectionError(f"cannot reach a Ray cluster at {address}: {e.strerror or e}") from None
 
 
 _connected: Workers | None = None  # the Ray connection this process made, kept for its later runs

@@ -180,7 +180,10 @@ def workers_of(count: int, backend: str, address: str | None, imports: tuple[str
         workers = Workers(count, backend, address)
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--backend") from e
-    prestart(workers, imports)
+    try:
+        prestart(workers, imports)
+    except ConnectionError as e:
+        raise typer.BadParameter(str(e), param_hint="--ray-address") from e
     return workers
 
 

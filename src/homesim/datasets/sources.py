@@ -8,7 +8,7 @@ is and what was expected."""
 from __future__ import annotations
 
 import gzip
-import json
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,6 +16,7 @@ from homesim.datasets.alfred.episode import AlfredEpisode
 from homesim.datasets.folder import is_dataset, read_dataset, read_manifest
 from homesim.datasets.handmethat.episode import HandMeThatEpisode
 from homesim.errors import DataError
+from homesim.files import parse_json, regular_file
 from homesim.world.scene import Scene
 
 TRAJECTORY_FIELDS = {"plan", "scene", "task_type"}  # an ALFRED traj_data.json
@@ -39,6 +40,7 @@ class Episodes:
 
 def _first_record(path: Path) -> object:
     """The first JSON value of a file: its first non-empty line for JSON lines, else the whole file."""
+    regular_file(path)
     try:
         if path.name.endswith((".jsonl", ".jsonl.gz", ".gz")):
             opener = gzip.open if path.name.endswith(".gz") else open
@@ -46,14 +48,11 @@ def _first_record(path: Path) -> object:
                 text = next((line for line in lines if line.strip()), "")
         else:
             text = path.read_text(encoding="utf-8")
-    except (OSError, EOFError, UnicodeDecodeError) as e:
-        raise DataError(str(path), "(file)", f"unreadable: {e}") from e
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as e:
+        raise DataError(str(path), "(file)", f"unreadable (cut short, or not what its name says): {e}") from e
     if not text.strip():
         raise DataError(str(path), "(file)", "empty: expected episodes")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise DataError(str(path), "(file)", f"not valid JSON ({e}): expected episodes") from e
+    return parse_json(text, str(path))
 
 
 def kind_of(path: str | Path) -> str:

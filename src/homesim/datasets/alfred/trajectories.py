@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from homesim.errors import DataError
+from homesim.files import MAX_JSON_BYTES, parse_json, regular_file
 from homesim.scenes.alfred import parse_object_id
 from homesim.tasks.alfred import TASK_TYPES
 from homesim.world.actions import ACTIONS, ALIASES
@@ -62,22 +64,33 @@ def read_trajectories(path: str | Path) -> Iterator[RawTrajectory | DataError]:
         if not files:
             raise FileNotFoundError(f"{path} holds no traj_data.json files (expected ALFRED's json_2.1.0 layout)")
         for file in files:
-            yield _parse(str(file), file.read_text())
+            yield _parse(str(file), _text(file))
     elif path.name.endswith((".jsonl", ".jsonl.gz")):
         opener = gzip.open if path.name.endswith(".gz") else open
-        with opener(path, "rt", encoding="utf-8") as lines:
-            for number, line in enumerate(lines, start=1):
-                if line.strip():
-                    yield _parse(f"{path}:{number}", line)
+        number = 0
+        try:
+            with opener(regular_file(path), "rt", encoding="utf-8") as lines:
+                for number, line in enumerate(lines, start=1):
+                    if line.strip():
+                        yield _parse(f"{path}:{number}", line)
+        except (OSError, EOFError, zlib.error, UnicodeDecodeError) as e:  # a download cut short, say
+            raise DataError(str(path), "(file)", f"unreadable after line {number} (cut short?): {e}") from None
     else:
-        yield _parse(str(path), path.read_text())
+        yield _parse(str(path), _text(path))
+
+
+def _text(path: Path) -> str:
+    try:
+        return regular_file(path, MAX_JSON_BYTES).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise DataError(str(path), "(file)", f"unreadable: {e}") from None
 
 
 def _parse(source: str, text: str) -> RawTrajectory | DataError:
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        return DataError(source, "(file)", f"not valid JSON: {e}")
+        data = parse_json(text, source)
+    except DataError as e:
+        return e
     try:
         check_trajectory(data)
     except _Malformed as bad:
