@@ -41,6 +41,7 @@ from gymnasium import spaces
 from homesim.datasets.alfred.episode import AlfredEpisode
 from homesim.envs.alfred.episodes import EpisodesOption, annotation_of, choose_episode, episodes_with_scenes
 from homesim.envs.alfred.wording import LATEST, NOTHING, Wording, goal_sentence
+from homesim.envs.options import NEEDS_RESET, reset_options
 from homesim.planning.alfred.expert import clean_actions
 from homesim.planning.alfred.use_routes import UseRoutes
 from homesim.planning.poses import walk
@@ -95,16 +96,18 @@ class AlfredTextEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
         super().reset(seed=seed)
-        options = options or {}
-        self.episode = choose_episode(self.episodes, self.scenes, options.get("episode"), self.np_random)
+        self.episode = None  # until this reset is done: every option is checked before the state is touched
+        options = reset_options(options, ("episode", "annotation"))
+        episode = choose_episode(self.episodes, self.scenes, options.get("episode"), self.np_random)
+        k = options.get("annotation", 0)
+        annotation = None if k == "template" else annotation_of(episode, k)
+        self.episode = episode
         self.scene, self.state = self.scenes[self.episode.scene_id], self.episode.initial_state
         if self.scene.id not in self._routes:  # a scene not met before: its route tables are built now
             self._routes[self.scene.id] = UseRoutes(self.scene, self.catalog)
             self._routes[self.scene.id].prepare(self.state)
         self.routes = self._routes[self.scene.id]
         self._memo_objects: dict | None = None  # the objects `_memo` was derived from
-        k = options.get("annotation", 0)
-        annotation = None if k == "template" else annotation_of(self.episode, k)
         task = goal_sentence(self.episode.goal) if annotation is None else annotation.task_desc.strip().rstrip(".")
         self.task = "".join(c for c in task if c in string.printable)
         self.names: dict[str, str] = {}
@@ -127,7 +130,7 @@ class AlfredTextEnv(gymnasium.Env):
 
     def step(self, command: str) -> tuple[str, float, bool, bool, dict]:
         if self.episode is None:
-            raise RuntimeError("call reset() before step()")
+            raise RuntimeError(NEEDS_RESET)
         if self.over:
             raise RuntimeError(f"episode {self.episode.id} is over ({self.over}): call reset() to start another")
         self.commands += 1
