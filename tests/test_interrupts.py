@@ -5,7 +5,6 @@ end with their parent. A few trials in the default run; many under `slow` (the f
 from __future__ import annotations
 
 import os
-import random
 import signal
 import subprocess
 import sys
