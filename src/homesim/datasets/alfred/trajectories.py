@@ -8,7 +8,6 @@ file that cannot be parsed, as a `DataError` in the same stream, so one bad file
 from __future__ import annotations
 
 import gzip
-import json
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass

@@ -10,7 +10,6 @@ problem is one `DataError` naming the file and the field.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
