@@ -107,7 +107,9 @@ def evaluate_command(
     from homesim.datasets.sources import read_episodes
     from homesim.errors import DataError
     from homesim.evaluation.evaluate import EvaluationConfig, evaluate
+    from homesim.evaluation.records import read_records
     from homesim.evaluation.report import subgoals_table
+    from homesim.evaluation.runner import AGENT_ERROR
     from homesim.evaluation.suite import OptionError
     from homesim.evaluation.suites import SUITES, load_agent
     from homesim.files import check_output, partial_of
@@ -190,6 +192,10 @@ def evaluate_command(
     if "warning" in summary:
         console.print(f"[bold yellow]warning:[/] {summary['warning']}")
     console.print(f"records and summary written to {out}/")
+    records = read_records(out / "records.jsonl")
+    if records and all(r.end_reason == AGENT_ERROR for r in records):
+        console.print(f"[red]every episode ended at an exception of the agent[/], the first: {records[0].failures[-1][1]}")
+        raise typer.Exit(1)
 
 
 @app.command("report")

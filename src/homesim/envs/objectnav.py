@@ -262,6 +262,11 @@ class ObjectNavEnv(gymnasium.Env):
             "last_action_message": self.last[2],
         }
 
+    def verdict(self) -> dict:
+        """The success criteria and measures were the episode to end now without a STOP (an evaluation
+        whose agent raised ends it so)."""
+        return self._verdict(False)
+
     def _verdict(self, stopped: bool) -> dict:
         """The success criteria where the agent ended, and the episode's measures."""
         goals = [g.box for g in self.episode.goals]

@@ -37,7 +37,8 @@ class EpisodeRecord:
     path_length: int  # low-level steps taken, failed ones included, the stop excluded (ALFRED's t)
     reference_length: int  # the expert demonstration's length (ALFRED's L*)
     stopped: bool
-    end_reason: str  # "stop", "max_steps", "max_fails"; in the text game also "goal_satisfied", "max_commands"
+    end_reason: str  # "stop", "max_steps", "max_fails"; in the text game also "goal_satisfied", "max_commands";
+    # "agent_error": the agent raised (the exception is the last of `failures`); "worker_failed"
     subgoal: dict | None = field(default=None)  # sub-goal evaluation: {"index", "action", "success"}
     commands: int | None = field(default=None)  # text commands said (the text game only)
     suite: str = "alfred"

@@ -28,7 +28,7 @@ from homesim.envs.handmethat import OBSERVABILITY, HandMeThatEnv
 from homesim.evaluation.handmethat.metrics import HANDMETHAT_METRICS
 from homesim.evaluation.handmethat.report import compare_runs, handmethat_table
 from homesim.evaluation.records import EpisodeRecord, unplayed_record
-from homesim.evaluation.runner import ask_agent, reset_agent
+from homesim.evaluation.runner import AGENT_ERROR, ask_agent, reset_agent
 from homesim.evaluation.suite import Comparison, OptionError, Suite
 
 if TYPE_CHECKING:
@@ -81,16 +81,21 @@ def run_handmethat_episode(env: HandMeThatEnv, agent: Agent, episode: HandMeThat
         }
         return observation | told | ({"expert_command": env.expert_command()} if hints else {})
 
+    raised = False
     while not (terminated or truncated):
-        command, problem = None, broken
-        if broken is None:
+        problem = broken
+        if problem is None:
             reply, problem = ask_agent(agent, seen)
-            command = reply.action if isinstance(reply, AgentAction) else reply
+        if problem is not None:  # the agent raised: the episode ends there
+            failures.append([len(commands), problem])
+            raised = True
+            break
+        command = reply.action if isinstance(reply, AgentAction) else reply
         text, _, terminated, truncated, info = env.step(command)
         commands.append([command if isinstance(command, str) else repr(command), None])
         success.append(info["last_command_success"])
         if not info["last_command_success"]:
-            failures.append([len(commands) - 1, problem or info["problem"]])
+            failures.append([len(commands) - 1, info["problem"]])
     stopped = terminated and not info["won"]
     return EpisodeRecord(
         episode_id=episode.id,
@@ -106,7 +111,7 @@ def run_handmethat_episode(env: HandMeThatEnv, agent: Agent, episode: HandMeThat
         path_length=info["moves"],
         reference_length=len(episode.demo_actions),
         stopped=stopped,
-        end_reason="goal_satisfied" if info["won"] else "stop" if stopped else "max_steps",
+        end_reason=AGENT_ERROR if raised else "goal_satisfied" if info["won"] else "stop" if stopped else "max_steps",
         commands=info["moves"],
         suite="handmethat",
         measures=_measures(episode, info),

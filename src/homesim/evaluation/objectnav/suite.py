@@ -22,7 +22,7 @@ from homesim.envs.objectnav import CATEGORY_NAMES, ObjectNavEnv, episode_measure
 from homesim.evaluation.objectnav.metrics import OBJECTNAV_METRICS
 from homesim.evaluation.objectnav.report import objectnav_table
 from homesim.evaluation.records import EpisodeRecord, unplayed_record
-from homesim.evaluation.runner import ask_agent, reset_agent
+from homesim.evaluation.runner import AGENT_ERROR, ask_agent, reset_agent
 from homesim.evaluation.suite import OptionError, RecordDrawing, Suite
 from homesim.tasks.objectnav import ObjectNavEpisode
 from homesim.tasks.objectnav_criteria import CRITERIA, DEFAULT_CRITERIA, SUCCESS_DISTANCE, parse_criteria
@@ -84,21 +84,24 @@ class ObjectNavRunner:
         observation, info = self.env.reset(options={"episode": episode})
         broken = reset_agent(self.agent, lambda: task_spec(episode))
         actions, success, failures = [], [], []
-        terminated = truncated = False
+        terminated = truncated = raised = False
         while not (terminated or truncated):
-            answer, problem = None, broken
-            if broken is None:
+            problem = broken
+            if problem is None:
                 shown = observation | ({"expert_action": info["expert_action"]} if self.hints else {})
                 reply, problem = ask_agent(self.agent, lambda: shown)
-                if problem is None:
-                    answer = reply.action if isinstance(reply, AgentAction) else reply
+            if problem is not None:  # the agent raised: the episode ends there, judged where the robot stands
+                failures.append([len(actions), problem])
+                info, raised = info | self.env.verdict(), True
+                break
+            answer = reply.action if isinstance(reply, AgentAction) else reply
             observation, _, terminated, truncated, info = self.env.step(answer)
             if terminated:
                 break
             actions.append([info["last_action"], None])
             success.append(info["last_action_success"])
             if not info["last_action_success"]:
-                failures.append([len(actions) - 1, problem or info["last_action_message"]])
+                failures.append([len(actions) - 1, info["last_action_message"]])
         return EpisodeRecord(
             episode_id=episode.episode_id,
             annotation=0,
@@ -113,7 +116,7 @@ class ObjectNavRunner:
             path_length=len(actions),
             reference_length=len(episode.reference_actions),
             stopped=terminated,
-            end_reason="stop" if terminated else "max_steps",
+            end_reason=AGENT_ERROR if raised else "stop" if terminated else "max_steps",
             suite="objectnav",
             measures=info["measures"],
         )
