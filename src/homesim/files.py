@@ -15,11 +15,13 @@
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import json
 import os
 import pickle
+import re
 import shutil
 import stat
 import struct
@@ -28,6 +30,8 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+from pydantic import TypeAdapter, ValidationError
 
 from homesim.errors import DataError
 
@@ -117,6 +121,35 @@ def read_json(path: str | Path, limit: int = MAX_JSON_BYTES) -> object:
     except OSError as e:
         raise DataError(str(path), "(file)", f"unreadable: {e.strerror or e}") from e
     return parse_json(text, str(path))
+
+
+def _first_problem(error: ValidationError) -> tuple[str, str]:
+    """The field and the problem of a validation error's first complaint (a check of a whole model names
+    the field within it first: "objects.3.parent: ...")."""
+    first = error.errors(include_url=False)[0]
+    field = ".".join(str(part) for part in first["loc"])
+    problem = first["msg"].removeprefix("Value error, ")
+    head, _, rest = problem.partition(": ")
+    if first["type"] == "value_error" and rest and re.fullmatch(r"[\w.]+", head):
+        field, problem = ".".join(filter(None, (field, head))), rest
+    return field or "(record)", problem
+
+
+@functools.cache
+def _adapter(schema: type) -> TypeAdapter:
+    return TypeAdapter(schema)
+
+
+def validated(schema: type, data: object, where: str) -> object:
+    """`data` checked against `schema` (a pydantic model, or a type pydantic checks, such as a dataclass)
+    and made into it, or a DataError naming `where` and the field."""
+    try:
+        if hasattr(schema, "model_validate"):
+            return schema.model_validate(data)
+        return _adapter(schema).validate_python(data)
+    except ValidationError as e:
+        field, problem = _first_problem(e)
+        raise DataError(where, field, problem) from None
 
 
 # --- manifests --------------------------------------------------------------------------------------------

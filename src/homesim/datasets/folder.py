@@ -21,9 +21,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from homesim.datasets.alfred.episode import AlfredEpisode
+from homesim.datasets.formats import EPISODE_MODELS, SceneModel, checked_in_scene
 from homesim.datasets.handmethat.episode import HandMeThatEpisode
 from homesim.errors import DataError
-from homesim.files import check_manifest, gzipped, parse_json, read_json, regular_file, write_file
+from homesim.files import check_manifest, gzipped, parse_json, read_json, regular_file, validated, write_file
 from homesim.tasks.objectnav import ObjectNavEpisode
 from homesim.world.scene import Scene
 
@@ -105,30 +106,40 @@ def read_dataset(
             str(manifest_file), "splits", f"no split {unknown[0]!r}; it has {', '.join(manifest['splits'])}"
         )
     check_manifest(path, ["dataset.json"] + [f"{name}.jsonl.gz" for name in names])
-    splits = {name: _read_split(path / f"{name}.jsonl.gz", episode_type, manifest["splits"][name]) for name in names}
+    placed: list = []  # (where, the episode's model) for the check against its scene
+    splits = {
+        name: _read_split(path / f"{name}.jsonl.gz", episode_type, manifest["splits"][name], placed) for name in names
+    }
     used = sorted(_scene_ids(splits))
     check_manifest(path, [f"scenes/{scene_id}.json" for scene_id in used])
-    scenes = {}
+    scenes, read = {}, {}
     for scene_id in used:
         file = path / "scenes" / f"{scene_id}.json"
+        read[scene_id] = read_json(file)
+        validated(SceneModel, read[scene_id], str(file))
         try:
-            scenes[scene_id] = Scene.from_dict(read_json(file))
-        except DataError:
-            raise
+            scenes[scene_id] = Scene.from_dict(read[scene_id])
         except (KeyError, TypeError, ValueError, AttributeError) as e:
-            raise DataError(str(file), "(scene)", f"missing or unreadable: {e!r}") from e
+            raise DataError(str(file), "(scene)", f"not a scene: {e!r}") from e
+    for where, model in placed:
+        checked_in_scene(model, read[model.scene_id], where)
     return splits, scenes
 
 
-def _read_split(file: Path, episode_type: type, count: int) -> list:
-    """A split file's episodes, as many as `dataset.json` says it holds."""
+def _read_split(file: Path, episode_type: type, count: int, placed: list) -> list:
+    """A split file's episodes, as many as `dataset.json` says it holds, each checked against its suite's
+    input model (`homesim.datasets.formats`); `placed` gets each one's model, to check against its scene."""
     episodes, number = [], 0
+    model = EPISODE_MODELS.get(episode_type.suite)
     try:
         with gzip.open(regular_file(file), "rt", encoding="utf-8") as lines:
             for number, line in enumerate(lines, start=1):
                 if number > count:
                     break
-                episodes.append(episode_type.from_dict(parse_json(line, f"{file}:{number}")))
+                data = parse_json(line, f"{file}:{number}")
+                if model is not None:
+                    placed.append((f"{file}:{number}", validated(model, data, f"{file}:{number}")))
+                episodes.append(episode_type.from_dict(data))
     except DataError:
         raise
     except (OSError, EOFError, zlib.error, UnicodeDecodeError) as e:  # missing, not gzip, cut short

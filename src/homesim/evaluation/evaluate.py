@@ -19,7 +19,7 @@ from homesim.evaluation.metrics import common_failure, summarize
 from homesim.evaluation.records import EpisodeRecord
 from homesim.evaluation.run_folder import RUN_FACTS, data_digests, kept_records, unplayed
 from homesim.evaluation.suites import DEFAULT, SuiteRunner, WorkItem, suite_named
-from homesim.files import open_output, read_json, write_file, write_json
+from homesim.files import open_output, read_json, validated, write_file, write_json
 from homesim.parallel import Failed, Workers, run_chunks
 from homesim.world.scene import Scene
 
@@ -158,4 +158,4 @@ def read_run(out: str | Path) -> EvaluationConfig:
     if not isinstance(settings, dict):
         raise DataError(str(Path(out) / "run.json"), "(file)", "expected a JSON object of settings")
     settings = {k: v for k, v in settings.items() if k not in RUN_FACTS}
-    return EvaluationConfig(**settings | {"pixels": tuple(settings.get("pixels", ()))})
+    return validated(EvaluationConfig, settings, str(Path(out) / "run.json"))

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from homesim.errors import DataError
+from homesim.files import parse_json, regular_file, validated
 
 MASK_PREFIX = "mask:"  # a mask target as a record writes it: "mask:<pixels>" (only its size is kept)
 
@@ -86,16 +87,23 @@ def unplayed_record(
     )
 
 
+def parse_record(line: str, where: str) -> EpisodeRecord:
+    """One line of a records file, checked field by field (a DataError naming `where` and the field)."""
+    data = parse_json(line, where)
+    if not isinstance(data, dict):
+        raise DataError(where, "(record)", "not an episode record: expected a JSON object")
+    return validated(EpisodeRecord, data, where)
+
+
 def read_records(path: str | Path) -> list[EpisodeRecord]:
     records = []
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                records.append(EpisodeRecord(**json.loads(line)))
-            except (json.JSONDecodeError, TypeError) as e:
-                raise DataError(f"{path}:{number}", "(record)", f"not an episode record: {e}") from e
+    try:
+        with open(regular_file(path), encoding="utf-8") as lines:
+            for number, line in enumerate(lines, start=1):
+                if line.strip():
+                    records.append(parse_record(line, f"{path}:{number}"))
+    except UnicodeDecodeError as e:
+        raise DataError(str(path), "(file)", f"not text: {e}") from None
     return records
 
 

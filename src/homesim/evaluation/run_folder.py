@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from homesim.errors import DataError
-from homesim.evaluation.records import EpisodeRecord, read_records
+from homesim.evaluation.records import EpisodeRecord, parse_record, read_records
 from homesim.files import check_manifest, partial_of, read_json, write_file
 
 RUN_FACTS = ("data", "work_items")  # what run.json holds besides the `EvaluationConfig`
@@ -55,10 +55,7 @@ def kept_records(path: Path) -> list[tuple[EpisodeRecord, str]]:
         lines.pop()
     kept = []
     for number, line in enumerate(lines, start=1):
-        try:
-            record = EpisodeRecord(**json.loads(line))
-        except (json.JSONDecodeError, TypeError) as e:
-            raise DataError(f"{path}:{number}", "(record)", f"not an episode record: {e}") from e
+        record = parse_record(line, f"{path}:{number}")
         if record.end_reason != "worker_failed":
             kept.append((record, line))
     if "".join(line for _, line in kept) != text:

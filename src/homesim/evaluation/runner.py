@@ -19,7 +19,6 @@ from homesim.datasets.alfred.episode import AlfredEpisode
 from homesim.envs.alfred.embodied import AlfredEnv
 from homesim.evaluation.records import MASK_PREFIX, EpisodeRecord
 
-
 AGENT_ERROR = "agent_error"  # the end reason of an episode the agent's exception ended
 
 
