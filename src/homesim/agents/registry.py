@@ -24,4 +24,6 @@ def make_agent(spec: str, seed: int, named: Mapping[str, Callable[..., Agent]], 
         cls = getattr(importlib.import_module(module_name), class_name)
     except (ImportError, AttributeError) as e:
         raise ValueError(f"cannot load agent {spec!r}: {e}") from e
+    if not isinstance(cls, type):
+        raise ValueError(f"{spec!r} is a {type(cls).__name__}, not an agent class")
     return cls(seed=seed)

@@ -103,7 +103,7 @@ class ObjectNavEnv(gymnasium.Env):
         self.episodes, self.scenes = objectnav_episodes(episodes, scenes, split)
         if isinstance(pixels, str) or set(pixels) - set(PIXELS):
             raise ValueError(f"pixels={pixels!r}: give a sequence of some of {', '.join(PIXELS)}")
-        if not success_distance > 0:
+        if not (isinstance(success_distance, int | float) and 0 < success_distance < math.inf):
             raise ValueError(f"success_distance={success_distance!r}: a positive number of metres")
         self.pixels, self.embodiment = tuple(pixels), embodiment
         self.required, self.success_distance = parse_criteria(criteria), float(success_distance)

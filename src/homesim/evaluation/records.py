@@ -15,28 +15,32 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field
 
 from homesim.errors import DataError
 from homesim.files import parse_json, regular_file, validated
 
+Count = Annotated[int, Field(ge=0, le=10**9)]  # what a record counts (read back, checked: never negative)
 MASK_PREFIX = "mask:"  # a mask target as a record writes it: "mask:<pixels>" (only its size is kept)
 
 
 @dataclass(frozen=True)
 class EpisodeRecord:
     episode_id: str
-    annotation: int  # which human annotation (ALFRED's repeat_idx) the agent was given
+    annotation: Count  # which human annotation (ALFRED's repeat_idx) the agent was given
     split: str
     task_type: str
     actions: list[list]  # [action name, target or None] per step; a mask target is written as "mask:<pixels>";
     # in the text game, [command, None] per command
     action_success: list[bool]
     failures: list[list]  # [step index, why] for each failed step
-    conditions_met: int  # goal conditions at the end of the episode
-    conditions_total: int
+    conditions_met: Count  # goal conditions at the end of the episode
+    conditions_total: Count
     goal_satisfied: bool
-    path_length: int  # low-level steps taken, failed ones included, the stop excluded (ALFRED's t)
-    reference_length: int  # the expert demonstration's length (ALFRED's L*)
+    path_length: Count  # low-level steps taken, failed ones included, the stop excluded (ALFRED's t)
+    reference_length: Count  # the expert demonstration's length (ALFRED's L*)
     stopped: bool
     end_reason: str  # "stop", "max_steps", "max_fails"; in the text game also "goal_satisfied", "max_commands";
     # "agent_error": the agent raised (the exception is the last of `failures`); "worker_failed"

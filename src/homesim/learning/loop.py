@@ -10,6 +10,7 @@ so resuming replays the same batches: the ones already trained on are skipped.
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
@@ -23,6 +24,9 @@ from homesim.errors import DataError
 from homesim.files import replacing, write_file
 
 
+MAX_LR, MAX_BATCH = 10.0, 65_536  # larger is a typo, not a setting
+
+
 @dataclass(frozen=True)
 class TrainConfig:
     epochs: int = 1
@@ -32,6 +36,12 @@ class TrainConfig:
     seed: int = 0
     checkpoint_every: int = 100  # optimisation steps between checkpoints (one more at the end)
     grad_clip: float | None = 1.0
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.lr) and 0 <= self.lr <= MAX_LR):
+            raise ValueError(f"learning rate {self.lr}: a number from 0 to {MAX_LR}")
+        if not 1 <= self.batch_size <= MAX_BATCH:
+            raise ValueError(f"batch size {self.batch_size}: from 1 to {MAX_BATCH}")
 
     def same_run(self, other: dict) -> bool:
         """Whether a checkpoint made with `other` continues this run: how often it is saved and how long it

@@ -21,6 +21,7 @@ from homesim.world.actions import ACTIONS, ALIASES
 from homesim.world.catalog import alfred_catalog
 
 REQUIRED_FIELDS = ("task_type", "pddl_params", "scene", "plan")
+MAX_NUMBER = 1e4  # metres, degrees: no number of a trajectory is larger
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,12 @@ def _need(ok: bool, field: str, problem: str) -> None:
 
 
 def _number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    """A finite number within ALFRED's world (NaN or 1e308 in a position would break the arithmetic)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and abs(value) <= MAX_NUMBER
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
 
 
 def _check_object_id(value: object, field: str) -> None:
@@ -191,3 +197,8 @@ def check_trajectory(data: object) -> None:
                 f"plan.high_pddl[{i}].planner_action.coordinateReceptacleObjectId",
                 "expected [class, 6 numbers]",
             )
+    turk = data.get("turk_annotations", {})
+    _need(isinstance(turk, dict) and isinstance(turk.get("anns", []), list), "turk_annotations", "expected {anns: [...]}")
+    for i, ann in enumerate(turk.get("anns", [])):
+        ok = isinstance(ann, dict) and all(_strings(ann.get(k, "")) for k in ("task_desc", "high_descs"))
+        _need(ok and isinstance(ann.get("task_desc", ""), str), f"turk_annotations.anns[{i}]", "expected task_desc and high_descs text")

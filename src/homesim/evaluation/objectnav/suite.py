@@ -34,12 +34,15 @@ if TYPE_CHECKING:
 WorkItem = tuple[str, int]  # split, episode index
 
 
+MAX_SUCCESS_DISTANCE = 100.0  # metres: farther than any house is wide
+
+
 def objectnav_options(
     criteria: str | Sequence[str] = DEFAULT_CRITERIA, success_distance: float = SUCCESS_DISTANCE
 ) -> dict:
     """An evaluation's ObjectNav options, checked (`EvaluationConfig.options`)."""
-    if not success_distance > 0:
-        raise ValueError(f"success distance {success_distance!r}: a positive number of metres")
+    if not (isinstance(success_distance, int | float) and 0 < success_distance <= MAX_SUCCESS_DISTANCE):
+        raise ValueError(f"success distance {success_distance!r}: a positive number of metres, at most {MAX_SUCCESS_DISTANCE}")
     return {"criteria": list(parse_criteria(criteria)), "success_distance": float(success_distance)}
 
 
