@@ -63,3 +63,41 @@ def test_a_refused_reset_leaves_no_half_reset_episode(made, options):
     assert _same(after, before)  # a numpy index is an index; nothing of the refused reset is left
     assert _same(env.step(action), fresh.step(action))
 
+
+
+def _pickles_and_plays_on(env, steps: int = 3) -> None:
+    import pickle
+
+    env.action_space.seed(1)
+    env.reset(seed=3)
+    env.step(env.action_space.sample())
+    copy = pickle.loads(pickle.dumps(env))
+    for _ in range(steps):
+        action = env.action_space.sample()
+        assert _same(env.step(action), copy.step(action))
+
+
+def test_an_env_mid_episode_pickles_and_plays_on_the_same(made):
+    """Issue 33, item 11: HandMeThat-v0 (a compiled goal test) and ALFRED-v0 in mask mode (a GL context)
+    could not be pickled, which vector envs and Ray need."""
+    env_id, kwargs = made
+    _pickles_and_plays_on(gymnasium.make(env_id, **kwargs).unwrapped)
+
+
+def test_the_alfred_env_in_mask_mode_pickles():
+    from render_support import make_renderer
+
+    make_renderer(8, 8).close()  # skips where no headless OpenGL context can be made
+    _pickles_and_plays_on(gymnasium.make("homesim/ALFRED-v0", interaction="mask").unwrapped, steps=1)
+
+
+def test_a_long_command_is_not_understood_and_not_kept():
+    """Issue 33, item 11: the text parsers' caches held 4,096 commands of any length."""
+    from homesim.envs.alfred.wording import _parse
+    from homesim.language.handmethat.commands import _match
+
+    env = gymnasium.make("homesim/ALFRED-Text-v0").unwrapped
+    env.reset(seed=0)
+    before = _parse.cache_info().currsize, _match.cache_info().currsize
+    _, _, _, _, info = env.step("go to " + "x" * 10**6)
+    assert not info["last_command_success"] and (_parse.cache_info().currsize, _match.cache_info().currsize) == before

@@ -173,6 +173,19 @@ class HandMeThatEnv(gymnasium.Env):
             self.over = "the goal is reached" if self.won else "stopped" if stopped else "the step limit is reached"
         return message + view, reward, terminated, truncated, self._info()
 
+    def __getstate__(self) -> dict:
+        """Pickled without the games' compiled goal tests (functions made at run time), remade when
+        unpickled: vector envs and Ray send envs to other processes."""
+        state = dict(self.__dict__)
+        state["_prepared"], state["game"] = {}, self.game.episode if self.game is not None else None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        if self.game is not None:
+            episode = self.game
+            self.game = self._prepared[episode.id] = _prepare(episode)
+
     # --- commands ----------------------------------------------------------------------------------
 
     def _respond(self, said: object) -> _Answer:

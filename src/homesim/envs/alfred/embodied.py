@@ -192,6 +192,18 @@ class AlfredEnv(gymnasium.Env):
                 raise RuntimeError(f"episode {self.episode.id}: teacher-forced {action} failed: {event.message}")
         return self._observation(), self._info()
 
+    def __getstate__(self) -> dict:
+        """Pickled without the renderer (an OpenGL context), which unpickling makes anew: vector envs and Ray
+        send envs to other processes."""
+        return dict(self.__dict__) | {"renderer": None, "frame": None}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        if self.pixels or self.interaction == "mask":
+            self.renderer = Renderer(**ALFRED)
+            if self.episode is not None:
+                self.frame = self.renderer.render(self.scene, self.state)
+
     # --- helpers -------------------------------------------------------------------------------------
 
     def _read(self, action: Mapping) -> tuple[str | None, object, str]:
