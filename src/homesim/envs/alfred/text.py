@@ -70,6 +70,11 @@ class _Failed(Exception):
     """A command that cannot run: the message says why (the agent only sees "Nothing happens.")."""
 
 
+class _OverBudget(_Failed):
+    """A command the low-level steps left cannot carry out: the episode is cut short there, as ALFRED's
+    limit would cut the embodied episode (retrying it, or a longer one, could only fail again)."""
+
+
 class AlfredTextEnv(gymnasium.Env):
     metadata: ClassVar[dict] = {"render_modes": []}
 
@@ -134,6 +139,7 @@ class AlfredTextEnv(gymnasium.Env):
         if self.over:
             raise RuntimeError(f"episode {self.episode.id} is over ({self.over}): call reset() to start another")
         self.commands += 1
+        spent = False
         try:
             parsed = self.wording.parse(command)
             if parsed is None:
@@ -145,11 +151,12 @@ class AlfredTextEnv(gymnasium.Env):
         except _Failed as failure:
             feedback, self.last = NOTHING, (False, str(failure))
             self.failed_commands += 1
+            spent = isinstance(failure, _OverBudget)
         info = self._info()
         newly_won = info["won"] and not self.won
         self.won = info["won"]
         truncated = not self.won and (
-            self.commands >= self.max_commands or len(self.low_level_actions) >= self.max_steps
+            spent or self.commands >= self.max_commands or len(self.low_level_actions) >= self.max_steps
         )
         if self.won or truncated:
             self.over = "the goal is met" if self.won else "a limit was reached"
@@ -346,7 +353,7 @@ class AlfredTextEnv(gymnasium.Env):
                 walk_to(action.target)
             do(action)
         if len(self.low_level_actions) + len(done) > self.max_steps:
-            raise _Failed(f"the command needs {len(done)} low-level steps, over the limit of {self.max_steps}")
+            raise _OverBudget(f"the command needs {len(done)} low-level steps, over the limit of {self.max_steps}")
         objects, self.state = self.state.objects, state
         self.low_level_actions += done
         if state.objects is not objects:
