@@ -39,7 +39,11 @@ def datasets(tmp_path_factory) -> dict:
     splits, scenes, _ = generate(3, 1, seed=0)
     write_dataset(root / "objectnav", splits, scenes, {}, suite="objectnav")
     write_dataset(root / "handmethat", {"test": [make_episode(0, i)[0] for i in range(2)]}, {}, {}, suite="handmethat")
-    return {"alfred": (), "objectnav": ("--episodes", root / "objectnav"), "handmethat": ("--episodes", root / "handmethat")}
+    return {
+        "alfred": (),
+        "objectnav": ("--episodes", root / "objectnav"),
+        "handmethat": ("--episodes", root / "handmethat"),
+    }
 
 
 @pytest.mark.parametrize("suite", ["alfred", "objectnav", "handmethat"])

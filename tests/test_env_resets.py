@@ -64,7 +64,6 @@ def test_a_refused_reset_leaves_no_half_reset_episode(made, options):
     assert _same(env.step(action), fresh.step(action))
 
 
-
 def _pickles_and_plays_on(env, steps: int = 3) -> None:
     import pickle
 

@@ -36,7 +36,11 @@ BAD = st.one_of(
     st.lists(st.integers(), max_size=3),
     st.dictionaries(st.text(max_size=8), st.one_of(st.none(), st.integers(), st.text(max_size=20)), max_size=3),
     st.fixed_dictionaries({"action": st.one_of(st.integers(-5, 20), st.text(max_size=20), st.none())}),
-    st.builds(lambda a, t: {"action": a, "target": t}, st.integers(-3, 15), st.one_of(st.text(max_size=40), st.none(), st.integers())),
+    st.builds(
+        lambda a, t: {"action": a, "target": t},
+        st.integers(-3, 15),
+        st.one_of(st.text(max_size=40), st.none(), st.integers()),
+    ),
     st.just(np.zeros((3, 3))),
     st.just(np.int64(1)),
 )

@@ -5,16 +5,19 @@ end with their parent. A few trials in the default run; many under `slow` (the f
 from __future__ import annotations
 
 import os
+import random
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
-TRIALS, SLOW_TRIALS = 2, 12  # interrupts per command (default run, `-m slow`)
+SLOW_TRIALS = 16  # interrupts at random moments under `-m slow` (two chosen ones in the default run)
 
 
 def _environment() -> dict:
@@ -65,3 +68,108 @@ def test_worker_processes_end_when_their_parent_is_killed(tmp_path):
     for pid in left:  # (not left behind by this test either)
         os.kill(pid, signal.SIGKILL)
     assert not left, "worker processes outlived their killed parent"
+
+
+# --- evaluate and generate interrupted, then run again ------------------------------------------------------
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def episodes(tmp_path_factory) -> Path:
+    from homesim.datasets.folder import write_dataset
+    from homesim.datasets.objectnav.generate import generate
+
+    splits, scenes, _ = generate(3, 4, seed=1)
+    folder = tmp_path_factory.mktemp("objectnav") / "data"
+    write_dataset(folder, splits, scenes, {}, suite="objectnav")
+    return folder
+
+
+def _command(kind: str, out: Path, episodes: Path, seed: int = 0, workers: int = 1) -> list[str]:
+    common = ["--out", str(out), "--seed", str(seed), "--workers", str(workers)]
+    if kind == "evaluate":
+        return ["evaluate", "--episodes", str(episodes), "--agent", "random", *common]
+    return ["generate", "handmethat", "--episodes", "24", *common]
+
+
+def _homesim(args: list[str], timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "homesim", *args], env=_environment(), capture_output=True,
+                          text=True, timeout=timeout)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def references(episodes, tmp_path_factory) -> dict:
+    """Each command's output when nothing interrupts it, and an older finished one to be overwritten."""
+    root, made = tmp_path_factory.mktemp("references"), {}
+    for kind in ("evaluate", "generate"):
+        for seed in (0, 1):
+            done = _homesim(_command(kind, root / f"{kind}-{seed}", episodes, seed))
+            assert done.returncode == 0, done.stderr
+            made[kind, seed] = root / f"{kind}-{seed}"
+    return made
+
+
+TRIAL_FIGURES: Counter = Counter()
+
+
+def _trial(kind, how, moment, workers, overwrite, episodes, references, tmp_path) -> None:
+    """Runs the command, interrupts it (`how`: SIGINT or SIGKILL) at `moment` (seconds, or "first record"),
+    checks that nothing finished was lost or damaged, runs it again and checks the bytes."""
+    out, reference = tmp_path / "out", _files(references[kind, 0])
+    old = None
+    if overwrite:  # a finished output of other settings, which the interrupted run was replacing
+        shutil.copytree(references[kind, 1], out)
+        old = _files(out)
+    args = _command(kind, out, episodes, workers=workers) + ["--overwrite"] * overwrite
+    started = time.monotonic()
+    process = subprocess.Popen([sys.executable, "-m", "homesim", *args], env=_environment(),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    records = Path(f"{out}.partial") / "records.jsonl"
+    while process.poll() is None:
+        if moment == "first record" and records.is_file() and records.stat().st_size:
+            break
+        if moment != "first record" and time.monotonic() - started >= moment:
+            break
+        time.sleep(0.01)
+    process.send_signal(how)
+    stdout, stderr = process.communicate(timeout=120)
+    assert "Traceback" not in stdout + stderr, stdout + stderr
+    finished = process.returncode == 0
+    if how == signal.SIGINT and not finished:
+        assert process.returncode == 130 and "run the same command again to continue" in " ".join(stdout.split())
+    if finished:
+        assert _files(out) == reference
+    elif overwrite:
+        assert _files(out) == old, "an interrupted --overwrite damaged the finished output it was replacing"
+    else:
+        assert not out.exists(), "an unfinished output appeared under its final name"
+    again = _homesim(args)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert _files(out) == reference, "the run continued after an interrupt differs from an uninterrupted one"
+    TRIAL_FIGURES[kind, signal.Signals(how).name, "finished before" if finished else "interrupted"] += 1
+
+
+CHOSEN = [  # (command, signal, moment, workers, overwrite)
+    ("evaluate", signal.SIGINT, "first record", 1, True),
+    ("generate", signal.SIGKILL, 2.5, 2, False),
+]
+
+
+@pytest.mark.parametrize("kind, how, moment, workers, overwrite", CHOSEN, ids=["evaluate-SIGINT", "generate-SIGKILL"])
+def test_an_interrupted_command_loses_nothing_and_continues_to_the_same_bytes(
+    episodes, references, tmp_path, kind, how, moment, workers, overwrite
+):
+    _trial(kind, how, moment, workers, overwrite, episodes, references, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("trial", range(SLOW_TRIALS))
+def test_interrupts_at_random_moments(episodes, references, tmp_path, trial):
+    rng = random.Random(trial)
+    kind = rng.choice(["evaluate", "generate"])
+    how = rng.choice([signal.SIGINT, signal.SIGKILL])
+    _trial(kind, how, rng.uniform(1.0, 8.0), rng.choice([1, 2]), rng.random() < 0.5, episodes, references, tmp_path)
+    print(f"\ninterrupt trials: {dict(TRIAL_FIGURES)}")

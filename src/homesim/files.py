@@ -187,7 +187,9 @@ def read_manifest_of(folder: str | Path) -> dict | None:
     if not isinstance(files, dict) or not isinstance(manifest.get("kind"), str):
         raise DataError(str(path), "files", "not a homesim manifest (a kind and a files object)")
     for name, entry in files.items():
-        if not (isinstance(entry, dict) and isinstance(entry.get("bytes"), int) and isinstance(entry.get("sha256"), str)):
+        if not (
+            isinstance(entry, dict) and isinstance(entry.get("bytes"), int) and isinstance(entry.get("sha256"), str)
+        ):
             raise DataError(str(path), f"files.{name}", "expected bytes and sha256")
     return manifest
 
@@ -207,7 +209,9 @@ def check_manifest(folder: str | Path, names: Sequence[str] | None = None) -> di
             raise DataError(str(path), "(file)", f"missing: {folder / MANIFEST} lists it")
         size = path.stat().st_size
         if size != entry["bytes"]:
-            raise DataError(str(path), "(file)", f"{size:,} bytes, but {entry['bytes']:,} when it was written: changed since")
+            raise DataError(
+                str(path), "(file)", f"{size:,} bytes, but {entry['bytes']:,} when it was written: changed since"
+            )
         if digest_of(path) != entry["sha256"]:
             raise DataError(str(path), "(file)", "its content changed since it was written (its SHA-256 differs)")
     return manifest

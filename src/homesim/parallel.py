@@ -86,6 +86,7 @@ def die_with_parent(parent: int) -> None:
 def _start(setup: Callable, shared: tuple, parent: int) -> None:
     global _state
     die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the parent answers it
     _state = setup(*shared)
 
 
@@ -103,10 +104,17 @@ def run_chunks(
         yield from _on_ray(setup, shared, work, chunks, workers)
         return
     context = multiprocessing.get_context(start)
-    with ProcessPoolExecutor(workers.count, context, initializer=_start, initargs=(setup, shared, os.getpid())) as pool:
+    pool = ProcessPoolExecutor(workers.count, context, initializer=_start, initargs=(setup, shared, os.getpid()))
+    try:
         futures = {pool.submit(_call, work, chunk): i for i, chunk in enumerate(chunks)}
         for future in as_completed(futures):
             yield futures[future], future.result()
+    except BaseException:  # Ctrl-C, an error, or the caller stopped: the workers stop now, not after their chunks
+        for process in list(getattr(pool, "_processes", {}).values()):  # (the pool's own, not public)
+            process.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
 
 
 def in_process(setup: Callable, shared: tuple, work: Callable, chunks: Sequence) -> Iterator[tuple[int, object]]:
@@ -296,6 +304,18 @@ def _schedule(setup: Callable, shared: tuple, work: Callable, chunks: Sequence, 
             running[task.remote(run, setup, shared_ref, work, chunks[i])] = i
 
     send()
+    try:
+        yield from _gather(send, running, pending, tries)
+    except BaseException:  # Ctrl-C, an error, or the caller stopped: the chunks still running stop now
+        for ref in running:
+            ray.cancel(ref, force=True)
+        raise
+
+
+def _gather(send: Callable, running: dict, pending: list, tries: list):
+    """(index, result or `Failed`) of the chunks as they finish, a failed one sent again (`_schedule`)."""
+    import ray
+
     while running:
         [done], _ = ray.wait(list(running), num_returns=1)
         i = running.pop(done)

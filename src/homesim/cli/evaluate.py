@@ -194,7 +194,8 @@ def evaluate_command(
     console.print(f"records and summary written to {out}/")
     records = read_records(out / "records.jsonl")
     if records and all(r.end_reason == AGENT_ERROR for r in records):
-        console.print(f"[red]every episode ended at an exception of the agent[/], the first: {records[0].failures[-1][1]}")
+        first = records[0].failures[-1][1]
+        console.print(f"[red]every episode ended at an exception of the agent[/], the first: {first}")
         raise typer.Exit(1)
 
 
@@ -251,7 +252,12 @@ def report_command(
         _compare(loaded, *tables[table_name], split, json_out, warnings)
         return
     ((out, config, records),) = loaded
-    summary = summary_of(records, config)
+    try:
+        summary = summary_of(records, config)
+    except (KeyError, TypeError, ValueError) as e:  # a record without what its suite's measures read
+        lack = f"its records lack what {config.suite} measures: {e!r}"
+        console.print(f"[red]cannot read the evaluation in {out}:[/] {lack}")
+        raise typer.Exit(1) from e
     table = suite_named(config.suite).table
     title = f"{config.agent}: {out}" + (" (PARTIAL)" if warnings else "")
     console.print(subgoals_table(summary) if config.subgoals else table(summary, title))

@@ -32,7 +32,8 @@ objectnav_app = group("objectnav", "ObjectNav: convert episode datasets.")
 @generate_app.command("objectnav")
 def generate_objectnav(
     houses: Annotated[
-        int, typer.Option(min=3, max=MAX_HOUSES, help="houses; val and test get 15% each (at least one), unseen in train")
+        int,
+        typer.Option(min=3, max=MAX_HOUSES, help="houses; val and test get 15% each (at least one), unseen in train"),
     ] = 10,
     episodes: Annotated[
         int, typer.Option(min=1, max=MAX_EPISODES, help="episodes per split, spread evenly over its houses")

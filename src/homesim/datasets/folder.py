@@ -73,7 +73,7 @@ def read_manifest(path: str | Path) -> dict:
     manifest = read_json(manifest_file)
     if not isinstance(manifest, dict) or manifest.get("version") != FORMAT_VERSION:
         raise DataError(str(manifest_file), "version", f"expected version {FORMAT_VERSION}")
-    if manifest.get("suite") not in EPISODE_TYPES:
+    if not isinstance(manifest.get("suite"), str) or manifest["suite"] not in EPISODE_TYPES:
         raise DataError(
             str(manifest_file), "suite", f"{manifest.get('suite')!r} is not one of {', '.join(EPISODE_TYPES)}"
         )

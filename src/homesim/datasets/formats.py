@@ -10,7 +10,7 @@ ancestor, a held object is held by one agent and lies nowhere, the agents stand 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -24,11 +24,14 @@ from pydantic import (
 )
 
 from homesim.datasets.alfred.episode import AlfredEpisode
+from homesim.datasets.handmethat.episode import HandMeThatEpisode
 from homesim.errors import DataError
 from homesim.tasks.alfred import TASK_TYPES
 from homesim.tasks.objectnav import CATEGORIES, DIFFICULTY, ObjectNavEpisode
 from homesim.world.actions import ACTIONS
+from homesim.world.catalog import alfred_catalog
 from homesim.world.dynamics import HORIZON_MAX, HORIZON_MIN
+from homesim.world.handmethat import handmethat_catalog
 from homesim.world.objectnav.navgrid import ACTIONS as OBJECTNAV_ACTIONS
 from homesim.world.scene import GRID_SIZE
 
@@ -233,6 +236,10 @@ class AlfredEpisodeModel(_Model):
         for i, (name, _) in enumerate(self.expert_actions):
             if name not in ACTIONS:
                 raise ValueError(f"expert_actions.{i}: unknown action {name!r}")
+        classes = alfred_catalog().classes
+        for i, o in enumerate(self.initial_state.objects):
+            if o.cls not in classes:
+                raise ValueError(f"initial_state.objects.{i}.cls: {o.cls!r} is not an ALFRED object class")
         return self
 
     def check_in_scene(self, scene: Mapping) -> None:
@@ -285,10 +292,76 @@ class ObjectNavEpisodeModel(_Model):
             raise ValueError(f"start_position: {list(self.start_position)} is outside scene {scene['id']}")
 
 
+class ThingModel(_Model):
+    name: Name
+    type: Name
+    states: Annotated[list[Name], Field(max_length=64)] = []
+    size: Name | None = None
+    color: Name | None = None
+    parent: Name | None = None
+    relation: Literal["inside", "ontop"] | None = None
+
+
+class HmtAgentModel(_Model):
+    at: Name
+    held: Annotated[list[Name], Field(max_length=MAX_ITEMS)] = []
+
+
+class HmtStateModel(_Model):
+    things: Annotated[list[ThingModel], Field(min_length=1, max_length=MAX_ITEMS)]
+    robot: HmtAgentModel
+    human: HmtAgentModel
+
+    @model_validator(mode="after")
+    def _whole(self) -> HmtStateModel:
+        """Names unique and known types; parents that exist and never loop; agents at a thing, holding things."""
+        catalog = handmethat_catalog()
+        things = {t.name: t for t in self.things}
+        if len(things) != len(self.things):
+            raise ValueError("things: a thing's name is given twice")
+        for i, t in enumerate(self.things):
+            if t.type not in catalog.categories:
+                raise ValueError(f"things.{i}.type: unknown object type {t.type!r}")
+            seen, parent = {t.name}, t.parent
+            while parent is not None:
+                if parent not in things:
+                    raise ValueError(f"things.{i}.parent: no thing {parent!r}")
+                if parent in seen:
+                    raise ValueError(f"things.{i}.parent: {t.name!r} is inside itself (its parents loop)")
+                seen.add(parent)
+                parent = things[parent].parent
+        for who in ("robot", "human"):
+            agent = getattr(self, who)
+            if agent.at not in things:
+                raise ValueError(f"{who}.at: no thing {agent.at!r}")
+            for name in agent.held:
+                if name not in things:
+                    raise ValueError(f"{who}.held: no thing {name!r}")
+        return self
+
+
+class HandMeThatEpisodeModel(_Model):
+    """The fields the game reads (the meanings and the reading are checked by their own `from_dict`)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+    id: Name
+    initial_state: HmtStateModel
+    human_actions: Annotated[
+        list[Annotated[list[Name], Field(min_length=1, max_length=16)]], Field(max_length=MAX_ITEMS)
+    ]
+    goal: Text
+    subgoal: Text
+    objects_in_meaning: Annotated[list[tuple[Name, Any]], Field(max_length=MAX_ITEMS)]
+    level: Annotated[int, Field(strict=True, ge=1, le=4)]
+    demo_actions: Annotated[list[Text], Field(max_length=MAX_ITEMS)]
+    task_description: Text
+
+
 # by the suite each episode type declares (a suite without a model here is checked by its `from_dict`)
 EPISODE_MODELS: dict[str, type[_Model]] = {
     AlfredEpisode.suite: AlfredEpisodeModel,
     ObjectNavEpisode.suite: ObjectNavEpisodeModel,
+    HandMeThatEpisode.suite: HandMeThatEpisodeModel,
 }
 
 

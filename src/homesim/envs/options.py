@@ -30,7 +30,9 @@ def chosen_episode(chosen: object, episodes: Sequence, episode_type: type, rng: 
         return episodes[int(rng.integers(len(episodes)))]
     if isinstance(chosen, int | np.integer) and not isinstance(chosen, bool | np.bool_):
         if not 0 <= chosen < len(episodes):
-            raise ValueError(f"episode {chosen} is out of range: this env has {len(episodes)} (0 to {len(episodes) - 1})")
+            raise ValueError(
+                f"episode {chosen} is out of range: this env has {len(episodes)} (0 to {len(episodes) - 1})"
+            )
         return episodes[int(chosen)]
     if not isinstance(chosen, episode_type):
         name = episode_type.__name__

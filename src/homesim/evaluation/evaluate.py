@@ -3,7 +3,8 @@
 A suite (its registry entry, `homesim.evaluation.suites`) splits the episodes into work items (ALFRED: one
 per episode, annotation and, in sub-goal evaluation, sub-goal) and plays each into an episode record. Records are
 appended to `records.jsonl` the moment an episode finishes (an interrupted run keeps them all, and the same
-call continues it: `homesim.evaluation.run_folder`); at the end the file is rewritten in a fixed order, so that `--workers N` gives the same bytes as `--workers 1`. Every agent is rebuilt
+call continues it: `homesim.evaluation.run_folder`); at the end the file is rewritten in a fixed order, so
+that `--workers N` gives the same bytes as `--workers 1`. Every agent is rebuilt
 per worker and reset per episode; agents seed themselves from the episode, not from the order.
 """
 

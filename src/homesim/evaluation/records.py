@@ -18,11 +18,21 @@ from pathlib import Path
 from typing import Annotated
 
 from pydantic import Field
+from typing_extensions import TypedDict  # (pydantic reads it on Python 3.11; typing's only from 3.12)
 
 from homesim.errors import DataError
 from homesim.files import parse_json, regular_file, validated
 
 Count = Annotated[int, Field(ge=0, le=10**9)]  # what a record counts (read back, checked: never negative)
+Pair = Annotated[list, Field(min_length=2, max_length=2)]  # a step's [action, target] or a failure's [step, why]
+
+
+class SubgoalResult(TypedDict):
+    index: Count
+    action: str
+    success: bool
+
+
 MASK_PREFIX = "mask:"  # a mask target as a record writes it: "mask:<pixels>" (only its size is kept)
 
 
@@ -32,10 +42,10 @@ class EpisodeRecord:
     annotation: Count  # which human annotation (ALFRED's repeat_idx) the agent was given
     split: str
     task_type: str
-    actions: list[list]  # [action name, target or None] per step; a mask target is written as "mask:<pixels>";
+    actions: list[Pair]  # [action name, target or None] per step; a mask target is written as "mask:<pixels>";
     # in the text game, [command, None] per command
     action_success: list[bool]
-    failures: list[list]  # [step index, why] for each failed step
+    failures: list[Pair]  # [step index, why] for each failed step
     conditions_met: Count  # goal conditions at the end of the episode
     conditions_total: Count
     goal_satisfied: bool
@@ -44,7 +54,7 @@ class EpisodeRecord:
     stopped: bool
     end_reason: str  # "stop", "max_steps", "max_fails"; in the text game also "goal_satisfied", "max_commands";
     # "agent_error": the agent raised (the exception is the last of `failures`); "worker_failed"
-    subgoal: dict | None = field(default=None)  # sub-goal evaluation: {"index", "action", "success"}
+    subgoal: SubgoalResult | None = field(default=None)  # sub-goal evaluation: {"index", "action", "success"}
     commands: int | None = field(default=None)  # text commands said (the text game only)
     suite: str = "alfred"
     measures: dict = field(default_factory=dict)  # the suite's own per-episode figures, JSON values
@@ -117,7 +127,7 @@ class NotPlayable(ValueError):
 
 def is_records_file(path: Path) -> bool:
     """Whether the file's first line is an episode record (a records.jsonl may hold just one)."""
-    with open(path, encoding="utf-8") as lines:
+    with open(regular_file(path), encoding="utf-8", errors="replace") as lines:
         first = next((line for line in lines if line.strip()), "")
     try:
         data = json.loads(first)

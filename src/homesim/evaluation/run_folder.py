@@ -122,9 +122,11 @@ def read_run_folder(folder: Path) -> RunFolder:
         raise DataError(str(folder / "run.json"), "(file)", "expected a JSON object of settings")
     records = read_records(folder / "records.jsonl")
     finished = manifest is not None or (folder / "summary.json").exists()
-    planned = settings.get("work_items")
-    if planned is not None and not (isinstance(planned, int) and planned >= 0):
+    planned, data = settings.get("work_items"), settings.get("data", {})
+    if planned is not None and not (isinstance(planned, int) and not isinstance(planned, bool) and planned >= 0):
         raise DataError(str(folder / "run.json"), "work_items", f"{planned!r} is not a count")
+    if not (isinstance(data, dict) and all(isinstance(v, str) and v.startswith("sha256:") for v in data.values())):
+        raise DataError(str(folder / "run.json"), "data", "expected each split's digest, sha256:<hex>")
     if manifest is not None and planned is not None and len(records) != planned:
         where = str(folder / "records.jsonl")
         raise DataError(where, "(file)", f"holds {len(records)} records, run.json planned {planned}")

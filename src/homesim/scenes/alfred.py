@@ -210,11 +210,13 @@ def load_layout(layouts: str | Path, floor_plan: str) -> tuple[np.ndarray, list[
     if points.ndim != 2 or points.shape[1] != 2 or not np.issubdtype(points.dtype, np.number):
         raise DataError(str(files["layout.npy"]), "layout.npy", f"expected an (N, 2) array, got shape {points.shape}")
     if not np.isfinite(points).all() or np.abs(points).max(initial=0) > MAX_LAYOUT_METRES:
-        raise DataError(str(files["layout.npy"]), "layout.npy", f"positions must be finite, within {MAX_LAYOUT_METRES} m")
+        problem = f"positions must be finite, within {MAX_LAYOUT_METRES} m"
+        raise DataError(str(files["layout.npy"]), "layout.npy", problem)
     if not (isinstance(classes, list) and all(isinstance(c, str) for c in classes)):
         raise DataError(str(files["objects.json"]), "(file)", "expected a list of object class names")
     if not isinstance(openable, dict):
-        raise DataError(str(files["openable.json"]), "(file)", "expected an object: object id -> [x, z, rotation, horizon]")
+        problem = "expected an object: object id -> [x, z, rotation, horizon]"
+        raise DataError(str(files["openable.json"]), "(file)", problem)
     for object_id, pose in openable.items():
         if not (isinstance(pose, list) and len(pose) == 4 and all(_finite(v) for v in pose)):
             raise DataError(str(files["openable.json"]), object_id, f"expected [x, z, rotation, horizon], got {pose!r}")

@@ -119,6 +119,11 @@ def state_from_object_dict(where: str, key: str, objects: dict) -> HmtState:
         field = f"{key}[{name!r}]"
         if not isinstance(o, dict) or not isinstance(o.get("states"), dict):
             raise DataError(where, field, "expected an object with class, subclass, type, ability and states")
+        for k in ("type", "class", "subclass", "inside", "ontop"):
+            if k in o and not isinstance(o[k], str):
+                raise DataError(where, f"{field}.{k}", f"expected a name, got {type(o[k]).__name__}")
+        if not (isinstance(o.get("ability", []), list) and all(isinstance(a, str) for a in o.get("ability", []))):
+            raise DataError(where, f"{field}.ability", "expected a list of abilities")
         category = catalog.categories.get(o.get("type"))
         if category is None:
             raise DataError(where, f"{field}.type", f"unknown object type {o.get('type')!r}")

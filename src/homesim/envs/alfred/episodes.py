@@ -66,7 +66,8 @@ def annotation_of(episode: AlfredEpisode, chosen: object):
     """The human annotation `reset(options={"annotation": k})` asks for (None for an episode without any)."""
     if not episode.annotations:
         return None
-    if not isinstance(chosen, int | np.integer) or isinstance(chosen, bool) or not 0 <= chosen < len(episode.annotations):
+    index = isinstance(chosen, int | np.integer) and not isinstance(chosen, bool)
+    if not index or not 0 <= chosen < len(episode.annotations):
         raise ValueError(
             f"annotation {chosen!r}: episode {episode.id} has {len(episode.annotations)} (0 to {len(episode.annotations) - 1})"
         )

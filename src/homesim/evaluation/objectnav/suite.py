@@ -42,7 +42,8 @@ def objectnav_options(
 ) -> dict:
     """An evaluation's ObjectNav options, checked (`EvaluationConfig.options`)."""
     if not (isinstance(success_distance, int | float) and 0 < success_distance <= MAX_SUCCESS_DISTANCE):
-        raise ValueError(f"success distance {success_distance!r}: a positive number of metres, at most {MAX_SUCCESS_DISTANCE}")
+        most = MAX_SUCCESS_DISTANCE
+        raise ValueError(f"success distance {success_distance!r}: a positive number of metres, at most {most}")
     return {"criteria": list(parse_criteria(criteria)), "success_distance": float(success_distance)}
 
 
