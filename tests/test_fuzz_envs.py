@@ -231,9 +231,11 @@ def machine_for(env_id: str) -> type[RuleBasedStateMachine]:
             self.over = terminated or truncated
             FIGURES[env_id, kind] += 1
 
-        @rule(data=st.data())
-        def valid_step(self, data):
-            if not self.over:
+        @rule(data=st.data(), count=st.integers(1, 25))
+        def valid_steps(self, data, count):
+            for _ in range(count):
+                if self.over:
+                    break
                 self._step(adapter.valid(self.env, self.observation, self.info, data.draw), "steps")
 
         @rule(bad=BAD)

@@ -138,7 +138,9 @@ def _read_split(file: Path, episode_type: type, count: int, placed: list) -> lis
                     break
                 data = parse_json(line, f"{file}:{number}")
                 if model is not None:
-                    placed.append((f"{file}:{number}", validated(model, data, f"{file}:{number}")))
+                    checked = validated(model, data, f"{file}:{number}")
+                    if hasattr(checked, "check_in_scene"):
+                        placed.append((f"{file}:{number}", checked))
                 episodes.append(episode_type.from_dict(data))
     except DataError:
         raise

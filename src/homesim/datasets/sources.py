@@ -55,6 +55,19 @@ def _first_record(path: Path) -> object:
     return parse_json(text, str(path))
 
 
+ALFRED_DEPTH, HANDMETHAT_DEPTH = 5, 2  # folders down to a traj_data.json (data/json_2.1.0/split/task/trial)
+
+
+def _near(folder: Path, pattern: str, depth: int) -> list[Path]:
+    """The files matching `pattern` at most `depth` folders down (not the whole tree: `--episodes /` would
+    search the whole disk), the shallowest first."""
+    for level in range(depth + 1):
+        found = sorted(folder.glob("*/" * level + pattern))
+        if found:
+            return found
+    return []
+
+
 def kind_of(path: str | Path) -> str:
     """What a path holds: "dataset", "dataset_split", "alfred_trajectories" or "handmethat_files"; a
     DataError otherwise."""
@@ -62,11 +75,11 @@ def kind_of(path: str | Path) -> str:
     if path.is_dir():
         if is_dataset(path):
             return "dataset"
-        if next(path.rglob("traj_data.json"), None) is not None:
+        if _near(path, "traj_data.json", ALFRED_DEPTH):
             return "alfred_trajectories"
         from homesim.datasets.handmethat.files import is_handmethat_file
 
-        if any(is_handmethat_file(p) for p in path.rglob("*.json")):
+        if any(is_handmethat_file(p) for p in _near(path, "*.json", HANDMETHAT_DEPTH)):
             return "handmethat_files"
         raise DataError(
             str(path), "(folder)", "holds neither a dataset.json nor ALFRED traj_data.json files nor HandMeThat episodes"
