@@ -74,3 +74,24 @@ def test_a_truncated_alfred_file_is_named_not_aborted(alfred_trajectories, alfre
     result = CliRunner().invoke(app, filled, env={"COLUMNS": "400"})
     assert result.exit_code == 1 and "Aborted" not in result.output
     assert f"{cut}: (file): unreadable after line 125 (cut short?)" in " ".join(result.output.split())
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["train", "--agent", "seq2seq", "--data", "{data}", "--out", "{root}"], "is a folder: give the checkpoint's file"),
+        (["train", "--agent", "seq2seq", "--data", "{data}", "--out", "/proc/t.pt"], "cannot write in /proc"),
+        (["generate", "alfred", "--scenes", "alfred", "--layouts", "{root}", "--out", "{root}/g"], "no FloorPlan*-layout"),
+        (["generate", "objectnav", "--scenes", "alfred", "--layouts", "{root}", "--out", "{root}/g"], "no FloorPlan*-layout"),
+    ],
+)
+def test_path_errors_name_what_is_wrong_with_the_path(tmp_path, args, message):
+    """Issue 25, item 13: "(file): no such checkpoint", an Errno about a .log.jsonl path, "no scenes for split
+    train" without a word of the layout files."""
+    from homesim.datasets.folder import write_dataset
+    from homesim.datasets.handmethat.generate import make_episode
+
+    write_dataset(tmp_path / "data", {"train": [make_episode(0, 0)[0]]}, {}, {}, suite="handmethat")
+    filled = [a.format(data=tmp_path / "data", root=tmp_path) for a in args]
+    result = CliRunner().invoke(app, filled, env={"COLUMNS": "400"})
+    assert result.exit_code != 0 and message in " ".join(result.output.replace("│", " ").split()), result.output

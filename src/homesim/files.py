@@ -63,6 +63,16 @@ def write_file(path: str | Path, data: bytes | str) -> Path:
     return path
 
 
+def check_writable(path: str | Path) -> None:
+    """An OutputError, in one line, unless a file can be written where `path` is to go."""
+    folder = Path(path).parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError as e:
+        raise OutputError(f"cannot write in {folder}: {e.strerror or e}") from None
+
+
 def write_json(path: str | Path, value: object, indent: int | None = 1) -> Path:
     """`value` as JSON (keys sorted, a final newline), written whole or not at all."""
     return write_file(path, json.dumps(value, indent=indent, sort_keys=True) + "\n")

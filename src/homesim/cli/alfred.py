@@ -18,6 +18,7 @@ from homesim.cli.common import (
     RayAddressOption,
     TrajectoriesOption,
     console,
+    floor_plans_of,
     generate_app,
     group,
     output_folder,
@@ -277,12 +278,13 @@ def _alfred_floor_plans(layouts: Path, trajectories: list[Path]) -> tuple[dict, 
     """All ALFRED floor plans (completed by the trajectories given) and the object classes of each."""
     from homesim.datasets.alfred.trajectories import read_trajectories
     from homesim.errors import DataError
-    from homesim.scenes.alfred import FloorPlanEvidence, build_scene, floor_plans_in, gather_evidence, load_layout
+    from homesim.scenes.alfred import FloorPlanEvidence, build_scene, gather_evidence, load_layout
 
+    names = floor_plans_of(layouts)
     good = [t.data for path in trajectories for t in read_trajectories(path) if not isinstance(t, DataError)]
     evidence = gather_evidence(good)
     scenes, classes = {}, {}
-    for floor_plan in floor_plans_in(layouts):
+    for floor_plan in names:
         scenes[floor_plan] = build_scene(floor_plan, layouts, evidence.get(floor_plan, FloorPlanEvidence()))
         classes[floor_plan] = load_layout(layouts, floor_plan)[1]
     return scenes, classes

@@ -143,6 +143,17 @@ def output_folder(out: Path, kind: str, settings: dict, overwrite: bool):
     output.finish()
 
 
+def floor_plans_of(layouts: Path) -> list[str]:
+    """The ALFRED floor plans whose layout files are in --layouts, or a usage error saying there are none."""
+    from homesim.scenes.alfred import floor_plans_in
+
+    names = floor_plans_in(layouts)
+    if not names:
+        problem = f"no FloorPlan*-layout.npy in {layouts}: give the folder of ALFRED's layout files"
+        raise typer.BadParameter(problem, param_hint="--layouts")
+    return names
+
+
 def progress(items, total: int, description: str):
     """A progress bar over `items` (how generators report their stages)."""
     return track(items, total=total, description=description, console=console)

@@ -16,6 +16,7 @@ from homesim.cli.common import (
     OverwriteOption,
     RayAddressOption,
     console,
+    floor_plans_of,
     generate_app,
     group,
     output_folder,
@@ -109,9 +110,9 @@ def _floor_plans(layouts: Path, seed: int) -> list:
     """ALFRED's floor plans as scenes, in an order shuffled by the seed (the first ones go to train)."""
     import random
 
-    from homesim.scenes.alfred import FloorPlanEvidence, build_scene, floor_plans_in
+    from homesim.scenes.alfred import FloorPlanEvidence, build_scene
 
-    names = sorted(floor_plans_in(layouts))
+    names = sorted(floor_plans_of(layouts))
     random.Random(f"objectnav-floor-plans/{seed}").shuffle(names)
     return [build_scene(name, layouts, FloorPlanEvidence()) for name in names]
 
