@@ -32,7 +32,7 @@ CASES = [
     (["evaluate", "--interaction", "telepathy", "--out", "{root}/o"], "use oracle or mask"),
     (["evaluate", "--backend", "ray", "--ray-address", "127.0.0.1:1", "--out", "{root}/o"], "cannot reach a Ray"),
     (["evaluate", "--backend", "ray", "--ray-address", "nonsense", "--out", "{root}/o"], "is not a Ray address"),
-    (["evaluate", "--workers", "1" * 40, "--out", "{root}/o"], "at most 1024"),
+    (["evaluate", "--workers", "1" * 40, "--out", "{root}/o"], "at most"),
     (["evaluate", "--episodes", "/dev/zero", "--out", "{root}/o"], "not a regular file"),
     (["report", "{root}/empty"], "cannot read the evaluation"),
     (["generate", "alfred", "--scenes", "mars", "--out", "{root}/g"], "use procedural or alfred"),

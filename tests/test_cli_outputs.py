@@ -63,3 +63,10 @@ def test_report_marks_runs_played_on_different_data(tmp_path):
     assert code == 0 and "DIFFERENT DATA" not in said
     code, said = run("report", tmp_path / "all", tmp_path / "some")
     assert code == 0 and f"DIFFERENT DATA: split builtin of {tmp_path / 'some'} is not the builtin of" in said
+
+
+def test_nothing_goes_inside_a_dataset_or_a_run(tmp_path):
+    assert run("generate", "handmethat", "--episodes", "3", "--out", tmp_path / "data")[0] == 0
+    code, said = run("evaluate", "--episodes", tmp_path / "data", "--out", tmp_path / "data" / "eval")
+    assert code == 1 and "is inside" in said and "a homesim dataset: give another --out" in said
+    assert not (tmp_path / "data" / "eval").exists() and not (tmp_path / "data" / "eval.partial").exists()

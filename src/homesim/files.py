@@ -227,16 +227,20 @@ def check_manifest(folder: str | Path, names: Sequence[str] | None = None) -> di
     return manifest
 
 
-def kind_of_folder(folder: Path) -> str | None:
-    """What homesim output a folder holds, by its manifest (or, for folders from before manifests, by the
-    file that marks them: `dataset.json`, a dataset; `run.json`, an evaluation); None if it holds none."""
-    manifest = read_manifest_of(folder)
-    if manifest is not None:
-        return manifest["kind"]
+def _marked(folder: Path) -> str | None:
+    """What homesim output a folder is, by its marker file alone (a folder above an --out: nothing is read,
+    so a `manifest.json` of another program is no error)."""
     for marker, kind in (("dataset.json", "dataset"), ("run.json", "evaluation")):
         if (folder / marker).is_file():
             return kind
     return None
+
+
+def kind_of_folder(folder: Path) -> str | None:
+    """What homesim output a folder holds, by its manifest (or, for folders from before manifests, by the
+    file that marks them: `dataset.json`, a dataset; `run.json`, an evaluation); None if it holds none."""
+    manifest = read_manifest_of(folder)
+    return manifest["kind"] if manifest is not None else _marked(folder)
 
 
 # --- output folders ---------------------------------------------------------------------------------------
@@ -304,6 +308,9 @@ def check_output(out: str | Path, kind: str, overwrite: bool = False) -> Path:
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise OutputError(f"{out} is a file: give a folder as --out")
+    inside = next((p for p in out.resolve().parents if _marked(p)), None)
+    if inside is not None:
+        raise OutputError(f"{out} is inside {inside}, a homesim {_marked(inside)}: give another --out")
     _recover(out)
     if out.is_dir() and any(out.iterdir()):
         found = kind_of_folder(out)

@@ -185,8 +185,10 @@ def workers_of(count: int, backend: str, address: str | None, imports: tuple[str
     a command asks for them before it reads its data, and they start meanwhile."""
     from homesim.parallel import Workers, prestart
 
-    if count > MAX_WORKERS:
-        raise typer.BadParameter(f"{count}: at most {MAX_WORKERS}", param_hint="--workers")
+    most = MAX_WORKERS if backend == "ray" else min(MAX_WORKERS, 8 * (os.cpu_count() or 1))
+    if count > most:
+        where = "on a Ray cluster" if backend == "ray" else f"here ({os.cpu_count()} CPUs; a Ray cluster takes more)"
+        raise typer.BadParameter(f"{count}: at most {most} {where}", param_hint="--workers")
     try:
         workers = Workers(count, backend, address)
     except ValueError as e:
