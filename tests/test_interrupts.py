@@ -173,3 +173,17 @@ def test_interrupts_at_random_moments(episodes, references, tmp_path, trial):
     how = rng.choice([signal.SIGINT, signal.SIGKILL])
     _trial(kind, how, rng.uniform(1.0, 8.0), rng.choice([1, 2]), rng.random() < 0.5, episodes, references, tmp_path)
     print(f"\ninterrupt trials: {dict(TRIAL_FIGURES)}")
+
+
+def test_a_ray_address_where_something_else_listens_is_given_up_on(tmp_path):
+    """Issue 33, item 6: Ray, given an address where no cluster answers, retried for ever and ignored SIGTERM."""
+    import socket
+
+    pytest.importorskip("ray")
+    with socket.create_server(("127.0.0.1", 0)) as server:  # listens, and never answers
+        address = f"127.0.0.1:{server.getsockname()[1]}"
+        args = ["evaluate", "--backend", "ray", "--ray-address", address, "--out", str(tmp_path / "o")]
+        done = subprocess.run([sys.executable, "-m", "homesim", *args], env=_environment() | {"HOMESIM_RAY_ANSWER": "3"},
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 1 and f"no Ray cluster answered at {address} within 3" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import traceback
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +21,7 @@ from homesim.errors import DataError
 
 INTERNAL_ERROR = 70  # the exit status of a bug of ours (sysexits' EX_SOFTWARE); 1 is the user's mistake
 INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
+RAY_ANSWER = float(os.environ.get("HOMESIM_RAY_ANSWER", 60))  # seconds a Ray cluster has to answer a command
 MAX_WORKERS = 1024  # processes a command may ask for
 MAX_EPISODES = 10_000_000  # episodes a generator may be asked for (ALFRED has 8,055 demonstrations)
 
@@ -194,10 +196,34 @@ def workers_of(count: int, backend: str, address: str | None, imports: tuple[str
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--backend") from e
     try:
-        prestart(workers, imports)
+        with _given_up_after(RAY_ANSWER, f"no Ray cluster answered at {address} within {RAY_ANSWER:g} s"):
+            prestart(workers, imports)
     except ConnectionError as e:
         raise typer.BadParameter(str(e), param_hint="--ray-address") from e
     return workers
+
+
+@contextmanager
+def _given_up_after(seconds: float, message: str):
+    """Ends the command with `message` (status 1) if the block has not returned within `seconds`: Ray, given an
+    address where something else listens, retries inside its C++ client for ever and ignores SIGTERM, so
+    nothing but leaving the process stops it."""
+    done = threading.Event()
+
+    def give_up() -> None:
+        if not done.is_set():
+            sys.stderr.write(f"Error: {message}\n")
+            sys.stderr.flush()
+            os._exit(1)
+
+    timer = threading.Timer(seconds, give_up)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        done.set()
+        timer.cancel()
 
 
 def play_in_terminal(env, episode: int) -> dict:
