@@ -46,7 +46,7 @@ def main() -> None:
         for setting in SETTINGS:
             config = EvaluationConfig(agent=agent, suite="handmethat", options={"observability": setting})
             run = out / "runs" / f"{agent}-{setting}"
-            evaluate(splits, {}, config, run, Workers(args.workers))
+            evaluate(splits, {}, config, run, Workers(args.workers), overwrite=True)  # (the last run's, replaced)
             figures = level_figures(read_records(run / "records.jsonl"))
             results[f"{agent}/{setting}"] = figures
             paper = [success for _, success, _ in PUBLISHED[setting].get(agent.capitalize(), ())]  # Tables 2 and 3

@@ -133,7 +133,7 @@ def test_no_manifest(tmp_path):
 def test_a_manifest_that_is_not_json(copy):
     (copy / "dataset.json").write_text('{"version": 1, "suite": ')
     error = _error(copy)
-    assert error.where == str(copy / "dataset.json") and "unreadable" in str(error)
+    assert error.where == str(copy / "dataset.json") and "not valid JSON" in str(error)
 
 
 @pytest.mark.parametrize(

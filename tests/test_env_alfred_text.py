@@ -270,3 +270,16 @@ def test_fast_paths_answer_as_searching_and_stepping_does(samples, monkeypatch):
     assert len(fast) > 200 and fast[-1][6] and sum(not info["last_command_success"] for *_, info, _, _ in fast) > 20
     for a, b in zip(fast, slow, strict=True):
         assert a == b, a[0]
+
+
+def test_a_command_over_the_step_limit_ends_the_episode():
+    """Issue 33, item 9: near the limit, an admissible `go to` needing more steps than were left failed again
+    and again with truncated=False."""
+    env = AlfredTextEnv(max_steps=1)
+    env.reset(options={"episode": 0})
+    for go in [c for c in env.admissible_commands() if c.startswith("go to")]:
+        env.reset(options={"episode": 0})
+        _, _, terminated, truncated, info = env.step(go)
+        if not info["last_command_success"]:
+            break
+    assert "over the limit of 1" in info["problem"] and truncated and not terminated

@@ -130,7 +130,7 @@ def test_bad_settings_are_one_line_errors(plant):
         ObjectNavEnv([episode], scenes, pixels="rgb")
     with pytest.raises(ValueError, match="no scene given"):
         ObjectNavEnv([episode], {})
-    with pytest.raises(ValueError, match="episode 3: give an index"):
+    with pytest.raises(ValueError, match="episode 3 is out of range: this env has 1"):
         ObjectNavEnv([episode], scenes).reset(options={"episode": 3})
 
 

@@ -19,6 +19,7 @@ from homesim.evaluation.alfred.subgoals import SUBGOAL_TYPES
 from homesim.evaluation.alfred.suite import work_items
 from homesim.evaluation.evaluate import EvaluationConfig, chunks_of, evaluate, read_run, summary_of
 from homesim.evaluation.records import read_records
+from homesim.files import partial_of
 from homesim.tasks.alfred import TASK_TYPES
 
 METRICS = ("task_success", "goal_condition_success", "plw_task_success", "plw_goal_condition_success")
@@ -155,26 +156,35 @@ def _copy(folder: Path, to: Path) -> Path:
     return to
 
 
-def test_report_fails_when_summary_json_was_tampered_with(cli_runs, tmp_path):
+@pytest.mark.parametrize("manifest", [True, False], ids=["manifest", "no manifest (an older run)"])
+def test_report_fails_when_summary_json_was_tampered_with(cli_runs, tmp_path, manifest):
     out = _copy(cli_runs["random-1"], tmp_path / "tampered")
+    if not manifest:
+        (out / "manifest.json").unlink()
     summary = json.loads((out / "summary.json").read_text())
     summary["splits"]["valid_seen"]["all"]["task_success"]["value"] = 0.5
     (out / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True))
     result = run("report", out)
     assert result.exit_code != 0
-    assert "summary.json differs from the records" in result.output
+    said = " ".join(result.output.split())
+    assert ("summary.json: (file): its content changed since" if manifest else "summary.json differs") in said
 
 
-def test_report_fails_when_a_record_went_missing(cli_runs, tmp_path):
+@pytest.mark.parametrize("manifest", [True, False], ids=["manifest", "no manifest (an older run)"])
+def test_report_fails_when_a_record_went_missing(cli_runs, tmp_path, manifest):
     out = _copy(cli_runs["random-1"], tmp_path / "short")
+    if not manifest:
+        (out / "manifest.json").unlink()
     lines = (out / "records.jsonl").read_text().splitlines(keepends=True)
     (out / "records.jsonl").write_text("".join(lines[:-1]))
     result = run("report", out)
-    assert result.exit_code != 0 and "differs" in result.output
+    said = " ".join(result.output.split())
+    assert result.exit_code != 0 and ("records.jsonl: (file):" if manifest else "differs") in said
 
 
 def test_report_on_broken_records_says_so(cli_runs, tmp_path):
     out = _copy(cli_runs["random-1"], tmp_path / "broken")
+    (out / "manifest.json").unlink()  # as a run made before manifests: the broken line itself is read
     with open(out / "records.jsonl", "a") as records:
         records.write('{"episode_id": "x"}\n')
     result = run("report", out)
@@ -182,12 +192,26 @@ def test_report_on_broken_records_says_so(cli_runs, tmp_path):
     assert "cannot read the evaluation" in result.output and "records.jsonl:228" in flat(result.output)
 
 
-def test_report_without_summary_json_just_prints(cli_runs, tmp_path):
-    out = _copy(cli_runs["expert-1"], tmp_path / "nosummary")
-    (out / "summary.json").unlink()
+def test_report_on_an_interrupted_run_says_it_is_partial_with_the_count(cli_runs, tmp_path):
+    out = _copy(cli_runs["expert-1"], tmp_path / "cut")
+    lines = (out / "records.jsonl").read_text().splitlines(keepends=True)
+    (out / "records.jsonl").write_text("".join(lines[:15]))
+    for name in ("summary.json", "manifest.json"):  # as the kill left it
+        (out / name).unlink()
     result = run("report", out)
     assert result.exit_code == 0, said(result)
-    assert "Task (PLW)" in result.output
+    assert "Task (PLW)" in result.output and "PARTIAL" in result.output
+    assert f"partial evaluation: 15 of {len(lines)} work items played" in " ".join(result.output.split())
+
+
+def test_report_on_a_run_not_finished_reads_its_partial_folder(cli_runs, tmp_path):
+    out = tmp_path / "eval"
+    _copy(cli_runs["expert-1"], partial_of(out))
+    (partial_of(out) / "manifest.json").unlink()
+    (partial_of(out) / "summary.json").unlink()
+    result = run("report", out)
+    assert result.exit_code == 0, said(result)
+    assert f"{out} is not finished: reading {partial_of(out)}" in " ".join(result.output.split())
 
 
 # --- records survive an interrupted run ------------------------------------------------------------------------
@@ -208,16 +232,18 @@ def _interrupting_after(n: int):
 
 
 @pytest.mark.parametrize("workers", [1, 2])
-def test_records_are_appended_as_episodes_finish(samples, tmp_path, workers):
+def test_records_are_appended_as_episodes_finish_and_a_rerun_continues(samples, tmp_path, workers):
     splits, scenes = samples
     valid_seen = {"valid_seen": splits["valid_seen"]}
+    out = tmp_path / "run"
     with pytest.raises(Interrupted):
         interrupt = _interrupting_after(5 if workers == 1 else 1)  # 5 episodes, or 1 chunk (one of the first two)
-        evaluate(valid_seen, scenes, EvaluationConfig("random"), tmp_path, workers, interrupt)
-    partial = read_records(tmp_path / "records.jsonl")
+        evaluate(valid_seen, scenes, EvaluationConfig("random"), out, workers, interrupt)
+    assert not out.exists()  # the run is made beside, and appears whole
+    partial = read_records(partial_of(out) / "records.jsonl")
     first_chunks = chunks_of(work_items(valid_seen, subgoals=False), valid_seen, workers)[:2]
     assert len(partial) == 5 if workers == 1 else len(partial) in {len(chunk) for chunk in first_chunks}
-    assert not (tmp_path / "summary.json").exists()
+    assert not (partial_of(out) / "summary.json").exists()
     complete = tmp_path / "complete"
     evaluate(valid_seen, scenes, EvaluationConfig("random"), complete)
     full = read_records(complete / "records.jsonl")
@@ -227,6 +253,21 @@ def test_records_are_appended_as_episodes_finish(samples, tmp_path, workers):
         assert [(r.episode_id, r.annotation) for r in partial] == [
             (valid_seen["valid_seen"][i].id, annotation) for _, i, annotation, _ in items
         ]
+    played = []
+    evaluate(valid_seen, scenes, EvaluationConfig("random"), out, workers, _counting(played))  # continued
+    assert len(played) == len(full) - len(partial) if workers == 1 else played
+    assert not partial_of(out).exists()
+    for name in ("run.json", "records.jsonl", "summary.json", "manifest.json"):
+        assert (out / name).read_bytes() == (complete / name).read_bytes(), name
+
+
+def _counting(seen: list):
+    def progress(items, total):
+        for item in items:
+            seen.append(item)
+            yield item
+
+    return progress
 
 
 # --- sub-goal evaluation ---------------------------------------------------------------------------------------

@@ -138,11 +138,11 @@ def test_the_goal_is_in_the_opening_text_without_an_ablation(tmp_path):
     assert "Your task is to:" in first["text"] and first["goal"]
 
 
-def test_an_agent_that_answers_garbage_or_raises_fails_its_commands(tmp_path):
+def test_an_agent_that_answers_garbage_fails_a_command_and_one_that_raises_ends_the_episode(tmp_path):
     summary = evaluate_builtin(tmp_path, f"{__name__}:BrokenAgent")
     assert summary["splits"]["builtin"]["all"]["task_success"]["value"] == 0.0
     record = read_records(tmp_path / "records.jsonl")[0]
-    assert record.end_reason == "max_commands" and record.commands == 50 and record.path_length == 0
+    assert record.end_reason == "agent_error" and record.commands == 1 and record.path_length == 0
     assert record.actions[0] == ["42", None]
     assert "not a command" in record.failures[0][1]
     assert "agent raised RuntimeError in act: no idea" in record.failures[1][1]

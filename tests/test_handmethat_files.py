@@ -150,7 +150,7 @@ def test_a_malformed_file_is_one_error_naming_the_file_and_field(raw, tmp_path, 
 
 def test_a_file_that_is_not_json_is_named(tmp_path):
     path = _write(tmp_path, "{ not json")
-    with pytest.raises(DataError, match=r"bad.json: \(file\): unreadable"):
+    with pytest.raises(DataError, match=r"bad.json: \(file\): not valid JSON"):
         read_handmethat_file(path)
     assert not is_handmethat_file(path)
 

@@ -9,6 +9,7 @@ import homesim
 # lowest first; a layer may import any layer of a lower rank
 RANKS = {
     "errors": 0, "parallel": 0,
+    "files": 0.5,  # writes whole files, and raises the errors of errors.py
     "world": 1,
     "render": 2, "scenes": 2, "tasks": 2,
     "planning": 3, "language": 3,

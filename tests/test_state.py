@@ -286,3 +286,15 @@ def test_step_never_changes_its_input_state():
         state = new
     assert scene.to_dict() == scene_before
     assert True in outcomes and False in outcomes  # both kinds of step were exercised
+
+
+def test_an_object_inside_itself_is_an_error_not_an_endless_loop():
+    """Issue 33, item 5: a malformed episode's object that is its own parent made `ancestors` loop for ever."""
+    from homesim.world.state import AgentState, ObjectState, State
+
+    state = State({"a": ObjectState("a", "Bowl", (0, 0, 0), "b"), "b": ObjectState("b", "Box", (0, 0, 0), "a")},
+                  (AgentState(0, 0, 0, 0),))  # fmt: skip
+    with pytest.raises(ValueError, match="its parents loop"):
+        state.ancestors("a")
+    with pytest.raises(ValueError, match="the objects' parents loop"):
+        state.descendants("a")

@@ -23,10 +23,14 @@ started, when the process ends: within a run that took from 0.3 to 1.4 s).
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import importlib
 import multiprocessing
+import os
 import pickle
+import signal
+import socket
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -34,6 +38,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 BACKENDS = ("local", "ray")
+PR_SET_PDEATHSIG = 1  # prctl's option: the signal a process gets when its parent dies
 
 
 @dataclass(frozen=True)
@@ -65,8 +70,23 @@ _state: object = None  # a worker process's state, made once per run by `setup`
 _state_of: str | None = None  # on Ray: the run `_state` was made for (a Ray worker serves run after run)
 
 
-def _start(setup: Callable, shared: tuple) -> None:
+def die_with_parent(parent: int) -> None:
+    """Makes this worker process end when its parent does, however the parent ends (a parent killed by
+    SIGKILL cannot stop its workers itself, and they would wait on their pipe for ever): on Linux the
+    kernel sends it SIGKILL (prctl's PR_SET_PDEATHSIG); a parent already gone ends it at once."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: the pool's own pipe ends them when the parent exits
+        return
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _start(setup: Callable, shared: tuple, parent: int) -> None:
     global _state
+    die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the parent answers it
     _state = setup(*shared)
 
 
@@ -84,10 +104,26 @@ def run_chunks(
         yield from _on_ray(setup, shared, work, chunks, workers)
         return
     context = multiprocessing.get_context(start)
-    with ProcessPoolExecutor(workers.count, context, initializer=_start, initargs=(setup, shared)) as pool:
+    pool = ProcessPoolExecutor(workers.count, context, initializer=_start, initargs=(setup, shared, os.getpid()))
+    try:
         futures = {pool.submit(_call, work, chunk): i for i, chunk in enumerate(chunks)}
         for future in as_completed(futures):
             yield futures[future], future.result()
+    except BaseException:  # Ctrl-C, an error, or the caller stopped: the workers stop now, not after their chunks
+        for process in list(getattr(pool, "_processes", {}).values()):  # (the pool's own, not public)
+            process.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+
+
+def in_process(setup: Callable, shared: tuple, work: Callable, chunks: Sequence) -> Iterator[tuple[int, object]]:
+    """`run_chunks` in this process, in order (one worker: no process to start, nothing to pickle)."""
+    if not chunks:
+        return
+    state = setup(*shared)
+    for i, chunk in enumerate(chunks):
+        yield i, work(state, chunk)
 
 
 TRIES = 2  # a chunk is tried twice, then reported as failed
@@ -107,6 +143,8 @@ def start_ray(workers: Workers) -> None:
     `workers.count` CPUs (Ray's dashboard and worker logs left out: the command shows its own progress)."""
     import ray
 
+    if workers.address not in (None, "auto"):
+        check_reachable(workers.address)
     if workers.address is None:
         ray.init(
             num_cpus=workers.count, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
@@ -114,6 +152,21 @@ def start_ray(workers: Workers) -> None:
         )  # fmt: skip
     else:
         ray.init(address=workers.address, log_to_driver=False, logging_level="ERROR")
+
+
+RAY_CONNECT_TIMEOUT = 10.0  # seconds to reach a cluster's address (Ray itself would retry for ever)
+
+
+def check_reachable(address: str, timeout: float = RAY_CONNECT_TIMEOUT) -> None:
+    """A ConnectionError, in one line, unless something listens at a Ray cluster's `host:port` (or
+    `ray://host:port`): given an address that is wrong, Ray retries without end and ignores SIGTERM."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConnectionError(f"{address!r} is not a Ray address: give host:port (or auto)")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as e:
+        raise ConnectionError(f"cannot reach a Ray cluster at {address}: {e.strerror or e}") from None
 
 
 _connected: Workers | None = None  # the Ray connection this process made, kept for its later runs
@@ -251,6 +304,18 @@ def _schedule(setup: Callable, shared: tuple, work: Callable, chunks: Sequence, 
             running[task.remote(run, setup, shared_ref, work, chunks[i])] = i
 
     send()
+    try:
+        yield from _gather(send, running, pending, tries)
+    except BaseException:  # Ctrl-C, an error, or the caller stopped: the chunks still running stop now
+        for ref in running:
+            ray.cancel(ref, force=True)
+        raise
+
+
+def _gather(send: Callable, running: dict, pending: list, tries: list):
+    """(index, result or `Failed`) of the chunks as they finish, a failed one sent again (`_schedule`)."""
+    import ray
+
     while running:
         [done], _ = ray.wait(list(running), num_returns=1)
         i = running.pop(done)

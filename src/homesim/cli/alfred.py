@@ -11,13 +11,17 @@ from rich.progress import track
 from rich.table import Table
 
 from homesim.cli.common import (
+    MAX_EPISODES,
     BackendOption,
     LayoutsOption,
+    OverwriteOption,
     RayAddressOption,
     TrajectoriesOption,
     console,
+    floor_plans_of,
     generate_app,
     group,
+    output_folder,
     percent,
     play_app,
     play_in_terminal,
@@ -25,6 +29,7 @@ from homesim.cli.common import (
     progress,
     workers_of,
 )
+from homesim.files import write_file
 
 alfred_app = group("alfred", "ALFRED: import its scenes and trajectories, replay its expert demonstrations.")
 
@@ -84,8 +89,7 @@ def alfred_replay(
     if summary["malformed"]:
         console.print(f"[red]{plural(summary['malformed'], 'trajectory')} could not be replayed[/] (see above)")
     if json_out:
-        json_out.parent.mkdir(parents=True, exist_ok=True)
-        json_out.write_text(json.dumps(summary, indent=1))
+        write_file(json_out, json.dumps(summary, indent=1))
         console.print(f"summary written to {json_out}")
     if summary["total"] == 0:
         raise typer.Exit(1)  # nothing could be replayed
@@ -159,9 +163,8 @@ def alfred_frames(
     if summary.skipped:
         console.print(f"{plural(len(summary.skipped), 'episode')} skipped: listed in {out / 'skipped.jsonl'}")
     if json_out:
-        json_out.parent.mkdir(parents=True, exist_ok=True)
         details = {**figures, "out": str(out), "size": size, "skipped": summary.skipped}
-        json_out.write_text(json.dumps(details, indent=1))
+        write_file(json_out, json.dumps(details, indent=1))
         console.print(f"summary written to {json_out}")
     if summary.trajectories == 0:
         raise typer.Exit(1)  # nothing could be extracted
@@ -206,7 +209,7 @@ def alfred_import_scenes(
             console.print(f"[red]skipped[/] {error}")
             skipped += 1
             continue
-        (out / f"{floor_plan}.json").write_text(json.dumps(scene.to_dict()))
+        write_file(out / f"{floor_plan}.json", json.dumps(scene.to_dict()))
         if len(table.columns) == 1:
             for key in scene.provenance:
                 table.add_column(key.replace("_", " "), justify="right")
@@ -219,12 +222,15 @@ def alfred_import_scenes(
 
 @generate_app.command("alfred")
 def generate_alfred(
-    episodes: Annotated[int, typer.Option(min=1, help="demonstrations to generate, across the five splits")] = 100,
+    episodes: Annotated[
+        int, typer.Option(min=1, max=MAX_EPISODES, help="demonstrations to generate, across the five splits")
+    ] = 100,
     scenes: Annotated[
         str, typer.Option(help="procedural (built-in rooms) or alfred (ALFRED's floor plans)")
     ] = "procedural",
     seed: Annotated[int, typer.Option(help="the same seed gives the same bytes")] = 0,
     out: Annotated[Path, typer.Option(help="dataset folder to write")] = Path("out/dataset"),
+    overwrite: OverwriteOption = False,
     workers: Annotated[int, typer.Option(min=1, help="processes; the output does not depend on it")] = 1,
     backend: BackendOption = "local",
     ray_address: RayAddressOption = None,
@@ -240,9 +246,11 @@ def generate_alfred(
     from homesim import __version__
     from homesim.datasets.alfred.generate import alfred_places, generate, procedural_places, split_counts
     from homesim.datasets.folder import write_dataset
+    from homesim.files import check_output
     from homesim.language.alfred.directives import annotate
     from homesim.world.catalog import alfred_catalog
 
+    check_output(out, "dataset", overwrite)
     runs_on = workers_of(workers, backend, ray_address, ("homesim.datasets.alfred.generate",))
     if scenes == "procedural":
         places = procedural_places(split_counts(episodes), seed)
@@ -253,10 +261,12 @@ def generate_alfred(
     else:
         raise typer.BadParameter("use procedural or alfred", param_hint="--scenes")
 
-    splits, problems = generate(places, episodes, seed, annotate, runs_on, progress)
-    all_scenes = {p.scene.id: p.scene for pool in places.values() for p in pool}
     source = {"generator": f"homesim {__version__}", "scenes": scenes, "seed": seed, "episodes": episodes}
-    write_dataset(out, splits, all_scenes, source)
+    settings = source | {"layouts": str(layouts), "trajectories": [str(t) for t in trajectories or []]}
+    with output_folder(out, "dataset", settings, overwrite) as (work, journal):
+        splits, problems = generate(places, episodes, seed, annotate, runs_on, progress, journal)
+        all_scenes = {p.scene.id: p.scene for pool in places.values() for p in pool}
+        write_dataset(work, splits, all_scenes, source)
     table = Table(title=f"generated {plural(sum(map(len, splits.values())), 'demonstration')} into {out}")
     for column in ("split", "episodes", "annotations", "scenes", "mean expert length"):
         table.add_column(column, justify="left" if column == "split" else "right")
@@ -277,12 +287,13 @@ def _alfred_floor_plans(layouts: Path, trajectories: list[Path]) -> tuple[dict, 
     """All ALFRED floor plans (completed by the trajectories given) and the object classes of each."""
     from homesim.datasets.alfred.trajectories import read_trajectories
     from homesim.errors import DataError
-    from homesim.scenes.alfred import FloorPlanEvidence, build_scene, floor_plans_in, gather_evidence, load_layout
+    from homesim.scenes.alfred import FloorPlanEvidence, build_scene, gather_evidence, load_layout
 
+    names = floor_plans_of(layouts)
     good = [t.data for path in trajectories for t in read_trajectories(path) if not isinstance(t, DataError)]
     evidence = gather_evidence(good)
     scenes, classes = {}, {}
-    for floor_plan in floor_plans_in(layouts):
+    for floor_plan in names:
         scenes[floor_plan] = build_scene(floor_plan, layouts, evidence.get(floor_plan, FloorPlanEvidence()))
         classes[floor_plan] = load_layout(layouts, floor_plan)[1]
     return scenes, classes

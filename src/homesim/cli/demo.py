@@ -14,6 +14,7 @@ from homesim.cli.alfred import generate_alfred
 from homesim.cli.common import app, console
 from homesim.cli.evaluate import evaluate_command
 from homesim.cli.objectnav_generate import generate_objectnav
+from homesim.files import write_file
 
 
 @app.command("rooms")
@@ -52,8 +53,8 @@ def rooms(
     summary = []
     for room_type in track(ROOM_TYPES, description="rooms", console=console):
         scene, start = generate_room(room_type, seed)
-        (out / f"{scene.id}.scene.json").write_text(json.dumps(scene.to_dict()))
-        (out / f"{scene.id}.state.json").write_text(json.dumps(start.to_dict()))
+        write_file(out / f"{scene.id}.scene.json", json.dumps(scene.to_dict()))
+        write_file(out / f"{scene.id}.state.json", json.dumps(start.to_dict()))
         rng, state, succeeded = random.Random(seed), start, 0
         begin = time.perf_counter()
         for _ in range(steps):
@@ -73,7 +74,7 @@ def rooms(
         summary.append(row)
         table.add_row(room_type, *map(str, list(row.values())[1:-1]), f"{rate:,.0f}", row["final_state_hash"])
     console.print(table)
-    (out / "summary.json").write_text(json.dumps({"seed": seed, "steps": steps, "rooms": summary}, indent=1))
+    write_file(out / "summary.json", json.dumps({"seed": seed, "steps": steps, "rooms": summary}, indent=1))
     console.print(f"scenes, start states and summary.json written to {out}/ (the same seed gives the same files)")
 
 

@@ -10,7 +10,15 @@ import typer
 from rich.progress import track
 
 from homesim.cli import llm_options as llm
-from homesim.cli.common import BackendOption, RayAddressOption, app, console, workers_of
+from homesim.cli.common import (
+    BackendOption,
+    OverwriteOption,
+    RayAddressOption,
+    app,
+    console,
+    interrupted,
+    workers_of,
+)
 
 ALFRED_PANEL, OBJECTNAV_PANEL, HANDMETHAT_PANEL = "ALFRED", "ObjectNav", "HandMeThat"  # --help's groups
 
@@ -46,6 +54,7 @@ def evaluate_command(
     ray_address: RayAddressOption = None,
     seed: Annotated[int, typer.Option(help="the agent's seed")] = 0,
     out: Annotated[Path, typer.Option(help="folder for run.json, records.jsonl and summary.json")] = Path("out/eval"),
+    overwrite: OverwriteOption = False,
     pixels: Annotated[
         str,
         typer.Option(
@@ -131,9 +140,12 @@ def evaluate_command(
     from homesim.datasets.sources import read_episodes
     from homesim.errors import DataError
     from homesim.evaluation.evaluate import EvaluationConfig, evaluate
+    from homesim.evaluation.records import read_records
     from homesim.evaluation.report import agent_table, subgoals_table
+    from homesim.evaluation.runner import AGENT_ERROR
     from homesim.evaluation.suite import CUSTOM, OptionError
     from homesim.evaluation.suites import SUITES, any_suite_agents, load_agent
+    from homesim.files import check_output, partial_of
 
     if suite is not None and suite not in SUITES:
         raise typer.BadParameter(f"unknown suite {suite!r}; known: {', '.join(SUITES)}", param_hint="--suite")
@@ -232,7 +244,13 @@ def evaluate_command(
     def progress(items, total):
         return track(items, total=total, description=f"evaluating {agent}", console=console)
 
-    summary = evaluate(splits, scenes, config, out, runs_on, progress)
+    check_output(out, "evaluation", overwrite)  # a refusal comes before the evaluation's work
+    try:
+        summary = evaluate(splits, scenes, config, out, runs_on, progress, overwrite)
+    except KeyboardInterrupt:
+        records = partial_of(out) / "records.jsonl"
+        done = sum(1 for _ in open(records, encoding="utf-8")) if records.exists() else 0
+        raise interrupted(out, f"{done} episode records") from None
     setting = options.get("observability", config.interface)
     subset = f" (--limit {limit})" * bool(limit) + f" ({len(ids)} episodes by id)" * bool(ids)
     title = f"{agent} ({setting}) on {episodes or 'built-in episodes'}{subset}"
@@ -249,6 +267,11 @@ def evaluate_command(
     if "warning" in summary:
         console.print(f"[bold yellow]warning:[/] {summary['warning']}")
     console.print(f"records and summary written to {out}/")
+    records = read_records(out / "records.jsonl")
+    if records and all(r.end_reason == AGENT_ERROR for r in records):
+        first = records[0].failures[-1][1]
+        console.print(f"[red]every episode ended at an exception of the agent[/], the first: {first}")
+        raise typer.Exit(1)
 
 
 def _what_the_agent_needs(loaded, agent: str, protocol, images: tuple, interaction: str | None) -> tuple:
@@ -274,7 +297,6 @@ def report_command(
         list[Path],
         typer.Argument(
             metavar="OUT...",
-            exists=True,
             help="evaluation output folders (or a file in one: summary.json, ...); with --plot, checkpoints or logs",
         ),
     ],
@@ -306,24 +328,29 @@ def report_command(
     ] = None,
 ) -> None:
     """Recompute an evaluation's summary from its records, print it, and check it against summary.json;
-    with several evaluations (or --table), compare them in one table; with --plot, draw training curves."""
+    with several evaluations (or --table), compare them in one table; with --plot, draw training curves. A run
+    not finished is reported as partial, and runs played on different data are marked."""
     if plot is not None:
         _plot(runs, plot)
         return
     from homesim.errors import DataError
     from homesim.evaluation.evaluate import read_run, summary_of
-    from homesim.evaluation.records import read_records
     from homesim.evaluation.report import subgoals_table
+    from homesim.evaluation.run_folder import find_run, mixed_data, read_run_folder
     from homesim.evaluation.suites import SUITES, any_suite_comparisons, suite_named
 
-    loaded = []
+    loaded, folders = [], []
     for run in runs:
-        out = run if run.is_dir() else run.parent
         try:
-            loaded.append((out, read_run(out), read_records(out / "records.jsonl")))
+            out, note = find_run(run)
+            folders.append(read_run_folder(out))
+            loaded.append((out, read_run(out), folders[-1].records))
         except (OSError, DataError, TypeError, ValueError) as e:
-            console.print(f"[red]cannot read the evaluation in {out}:[/] {e}")
+            console.print(f"[red]cannot read the evaluation in {run}:[/] {e}")
             raise typer.Exit(1) from e
+        if note:
+            console.print(f"[yellow]{note}[/]")
+    warnings = [n for n in (f.partial_note() for f in folders) if n] + mixed_data(folders) * (len(folders) > 1)
     if figures is not None:
         _write_figures(loaded, figures)
     first = suite_named(loaded[0][1].suite)  # its own tables first, then the other suites'
@@ -338,15 +365,20 @@ def report_command(
             raise typer.Exit(1)
         table_name = first.comparisons[0].name
     if table_name is not None:
-        _compare(loaded, *tables[table_name], split, json_out)
+        _compare(loaded, *tables[table_name], split, json_out, warnings)
         return
     ((out, config, records),) = loaded
-    summary = summary_of(records, config)
+    try:
+        summary = summary_of(records, config)
+    except (KeyError, TypeError, ValueError) as e:  # a record without what its suite's measures read
+        lack = f"its records lack what {config.suite} measures: {e!r}"
+        console.print(f"[red]cannot read the evaluation in {out}:[/] {lack}")
+        raise typer.Exit(1) from e
     table = suite_named(config.suite).table
-    shown = subgoals_table(summary) if config.subgoals else table(summary, f"{config.agent}: {out}")
-    console.print(_with_protocol(shown, config))
-    if "warning" in summary:
-        console.print(f"[bold yellow]warning:[/] {summary['warning']}")
+    title = f"{config.agent}: {out}" + (" (PARTIAL)" if warnings else "")
+    console.print(_with_protocol(subgoals_table(summary) if config.subgoals else table(summary, title), config))
+    for line in warnings + ([summary["warning"]] if "warning" in summary else []):
+        console.print(f"[bold yellow]warning:[/] {line}")
     written = out / "summary.json"
     if written.exists():
         same = json.loads(written.read_text()) == json.loads(json.dumps(summary))
@@ -363,6 +395,8 @@ def _plot(checkpoints: list[Path], out: Path) -> None:
     drawn = plot_curves(logs, out)
     steps = ", ".join(f"{name}: step {log[-1]['step']}" for name, log in logs.items())
     console.print(f"{', '.join(drawn)} of {', '.join(str(log_of(c)) for c in checkpoints)} ({steps}) drawn to {out}")
+
+
 def _write_figures(loaded: list, out: Path) -> None:
     """Each run's result plots (`evaluation.plots`) as PNG files in `out` (several runs: `out/<n>-<folder>/`)."""
     from homesim.evaluation.evaluate import summary_of
@@ -402,8 +436,11 @@ def _one_protocol(loaded: list) -> None:
             raise typer.Exit(1)
 
 
-def _compare(loaded: list, suite, comparison, split: str | None, json_out: Path | None) -> None:
-    """A suite's table over several of its runs (`Suite.comparisons`), with its figures written on request."""
+def _compare(loaded: list, suite, comparison, split: str | None, json_out: Path | None, warnings: list[str]) -> None:
+    """A suite's table over several of its runs (`Suite.comparisons`), with its figures written on request;
+    `warnings` (partial runs, different data) are printed under it and written with the figures."""
+    from homesim.files import write_json
+
     for out, config, _ in loaded:
         if config.suite != suite.name:
             console.print(f"[red]{out} is a {config.suite} evaluation:[/] --table {comparison.name} compares {suite.title} runs")
@@ -417,6 +454,8 @@ def _compare(loaded: list, suite, comparison, split: str | None, json_out: Path 
         console.print(f"[yellow]{note}[/]")
     for table in tables:
         console.print(_with_protocol(table, loaded[0][1]))
+    for line in warnings:
+        console.print(f"[bold yellow]warning:[/] {line}")
     if json_out is not None:
-        json_out.write_text(json.dumps(figures, indent=1) + "\n")
+        write_json(json_out, figures | ({"warnings": warnings} if warnings else {}))
         console.print(f"figures written to {json_out}")

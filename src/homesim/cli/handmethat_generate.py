@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Annotated
@@ -11,16 +10,30 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from homesim.cli.common import BackendOption, RayAddressOption, console, generate_app, plural, progress, workers_of
+from homesim.cli.common import (
+    MAX_EPISODES,
+    BackendOption,
+    OverwriteOption,
+    RayAddressOption,
+    console,
+    generate_app,
+    output_folder,
+    plural,
+    progress,
+    workers_of,
+)
 
-FORMATS = ("homesim", "handmethat")
+FORMATS = {"homesim": "dataset", "handmethat": "HandMeThat files"}  # --format: the kind of output folder it makes
 
 
 @generate_app.command("handmethat")
 def generate_handmethat(
-    episodes: Annotated[int, typer.Option(min=1, help="episodes in all; split 90/5/5 within level and quest")] = 100,
+    episodes: Annotated[
+        int, typer.Option(min=1, max=MAX_EPISODES, help="episodes in all; split 90/5/5 within level and quest")
+    ] = 100,
     seed: Annotated[int, typer.Option(help="the same seed gives the same bytes")] = 0,
     out: Annotated[Path, typer.Option(help="folder to write")] = Path("out/handmethat"),
+    overwrite: OverwriteOption = False,
     format: Annotated[
         str, typer.Option(help="homesim (a dataset folder) or handmethat (their files and HandMeThat_data_info.json)")
     ] = "homesim",
@@ -37,19 +50,26 @@ def generate_handmethat(
     """Generate HandMeThat episodes: sampled scenes, hidden goals, the human's plan and cut, RSA requests."""
     if format not in FORMATS:
         raise typer.BadParameter(f"use one of {', '.join(FORMATS)}", param_hint="--format")
+    from homesim.files import check_output, write_json
+
+    check_output(out, FORMATS[format], overwrite)
     runs_on = workers_of(workers, backend, ray_address, ("homesim.datasets.handmethat.generate",))  # start meanwhile
     from homesim import __version__
     from homesim.datasets.folder import write_dataset
     from homesim.datasets.handmethat.export import write_handmethat
     from homesim.datasets.handmethat.generate import SPLITS, generate
 
-    splits, rejected = generate(episodes, seed, runs_on, progress, balance_levels)
-    if format == "handmethat":
-        write_handmethat(out, splits, demo_observations)
-    else:
-        source = {"generator": f"homesim {__version__}", "episodes": episodes, "seed": seed}
-        source |= {"balance_levels": balance_levels} if balance_levels else {}
-        write_dataset(out, splits, {}, source, suite="handmethat")
+    source = {"generator": f"homesim {__version__}", "episodes": episodes, "seed": seed}
+    source |= {"balance_levels": balance_levels} if balance_levels else {}
+    with output_folder(out, FORMATS[format], source | {"format": format}, overwrite) as (work, journal):
+        splits, rejected = generate(episodes, seed, runs_on, progress, balance_levels, journal)
+        if format == "handmethat":
+            write_handmethat(work, splits, demo_observations)
+        else:
+            write_dataset(work, splits, {}, source, suite="handmethat")
+        summary = {s: len(e) for s, e in splits.items()} | {"rejected": dict(rejected)}
+        summary |= {"balance_levels": balance_levels} if balance_levels else {}
+        write_json(work / "generation.json", summary)
     table = Table(title=f"generated {plural(sum(map(len, splits.values())), 'episode')} into {out} ({format})")
     for column in ("split", "episodes", "level 1", "level 2", "level 3", "level 4", "bring_me", "move_to",
                    "change_state", "mean human steps"):
@@ -74,10 +94,6 @@ def generate_handmethat(
             )
     if rejected:
         console.print("rejected samples: " + ", ".join(f"{reason}: {n}" for reason, n in rejected.most_common()))
-    summary = {s: len(e) for s, e in splits.items()} | {"rejected": dict(rejected)}
-    summary |= {"balance_levels": balance_levels} if balance_levels else {}
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "generation.json").write_text(json.dumps(summary, indent=1, sort_keys=True))
 
 
 def demo_observations(episode) -> tuple[list[str], list[str]]:

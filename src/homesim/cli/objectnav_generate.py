@@ -3,7 +3,6 @@ layout) and `homesim objectnav import-habitat` (habitat's layout to a dataset fo
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Annotated
@@ -12,28 +11,37 @@ import typer
 from rich.table import Table
 
 from homesim.cli.common import (
+    MAX_EPISODES,
     BackendOption,
+    OverwriteOption,
     RayAddressOption,
     console,
+    floor_plans_of,
     generate_app,
     group,
+    output_folder,
     plural,
     progress,
     workers_of,
 )
 
-FORMATS = ("homesim", "habitat")
+FORMATS = {"homesim": "dataset", "habitat": "habitat dataset"}  # --format: the kind of output folder it makes
+MAX_HOUSES = 100_000
 objectnav_app = group("objectnav", "ObjectNav: convert episode datasets.")
 
 
 @generate_app.command("objectnav")
 def generate_objectnav(
     houses: Annotated[
-        int, typer.Option(min=3, help="houses; val and test get 15% each (at least one), unseen in train")
+        int,
+        typer.Option(min=3, max=MAX_HOUSES, help="houses; val and test get 15% each (at least one), unseen in train"),
     ] = 10,
-    episodes: Annotated[int, typer.Option(min=1, help="episodes per split, spread evenly over its houses")] = 100,
+    episodes: Annotated[
+        int, typer.Option(min=1, max=MAX_EPISODES, help="episodes per split, spread evenly over its houses")
+    ] = 100,
     seed: Annotated[int, typer.Option(help="the same seed gives the same bytes")] = 0,
     out: Annotated[Path, typer.Option(help="folder to write")] = Path("out/objectnav"),
+    overwrite: OverwriteOption = False,
     scenes: Annotated[
         str, typer.Option(help="houses (generated) or alfred (ALFRED's floor plans, one room each)")
     ] = "houses",
@@ -55,6 +63,7 @@ def generate_objectnav(
     if format not in FORMATS:
         raise typer.BadParameter(f"use one of {', '.join(FORMATS)}", param_hint="--format")
     from homesim.datasets.objectnav.habitat import CATEGORY_TABLES, write_habitat
+    from homesim.files import check_output
 
     if categories not in CATEGORY_TABLES:
         raise typer.BadParameter(f"use one of {', '.join(CATEGORY_TABLES)}", param_hint="--categories")
@@ -62,10 +71,12 @@ def generate_objectnav(
         raise typer.BadParameter(
             "category tables are habitat's: use it with --format habitat", param_hint="--categories"
         )
+    check_output(out, FORMATS[format], overwrite)
     runs_on = workers_of(workers, backend, ray_address, ("homesim.datasets.objectnav.generate",))  # start meanwhile
     from homesim import __version__
     from homesim.datasets.folder import write_dataset
     from homesim.datasets.objectnav.generate import TRIES_PER_EPISODE, generate
+    from homesim.files import write_json
 
     places = ()
     if scenes == "alfred":
@@ -76,19 +87,22 @@ def generate_objectnav(
     elif scenes != "houses":
         raise typer.BadParameter("use houses or alfred", param_hint="--scenes")
 
-    made = generate(houses, episodes, seed, runs_on, progress, places)
-    splits, used, rejected = made
-    if format == "habitat":
-        left_out = write_habitat(out, splits, used, categories)
-        if left_out:
-            counts = ", ".join(f"{c}: {n}" for c, n in sorted(left_out.items()))
-            console.print(
-                f"left out {plural(left_out.total(), 'episode')} whose category {categories} lacks ({counts})"
-            )
-            splits = {s: [e for e in es if e.object_category not in left_out] for s, es in splits.items()}
-    else:
-        source = {"generator": f"homesim {__version__}", "scenes": scenes, "houses": houses, "seed": seed}
-        write_dataset(out, splits, used, source | {"episodes": episodes}, suite="objectnav")
+    source = {"generator": f"homesim {__version__}", "scenes": scenes, "houses": houses, "seed": seed}
+    settings = source | {"episodes": episodes, "format": format, "layouts": str(layouts), "categories": categories}
+    with output_folder(out, FORMATS[format], settings, overwrite) as (work, journal):
+        splits, used, rejected = generate(houses, episodes, seed, runs_on, progress, places, journal)
+        if format == "habitat":
+            left_out = write_habitat(work, splits, used, categories)
+            if left_out:
+                counts = ", ".join(f"{c}: {n}" for c, n in sorted(left_out.items()))
+                console.print(
+                    f"left out {plural(left_out.total(), 'episode')} whose category {categories} lacks ({counts})"
+                )
+                splits = {s: [e for e in es if e.object_category not in left_out] for s, es in splits.items()}
+        else:
+            write_dataset(work, splits, used, source | {"episodes": episodes}, suite="objectnav")
+        summary = {s: len(e) for s, e in splits.items()} | {"rejected": dict(rejected)}
+        write_json(work / "generation.json", summary)
     table = Table(title=f"generated {plural(sum(map(len, splits.values())), 'episode')} into {out} ({format})")
     for column in ("split", "episodes", "scenes", "easy", "medium", "hard", "mean geodesic (m)", "categories"):
         table.add_column(column, justify="left" if column == "split" else "right")
@@ -112,17 +126,15 @@ def generate_objectnav(
             )
     if rejected:
         console.print("rejected samples: " + ", ".join(f"{reason}: {n}" for reason, n in rejected.most_common()))
-    summary = {s: len(e) for s, e in splits.items()} | {"rejected": dict(rejected)}
-    (out / "generation.json").write_text(json.dumps(summary, indent=1, sort_keys=True))
 
 
 def _floor_plans(layouts: Path, seed: int) -> list:
     """ALFRED's floor plans as scenes, in an order shuffled by the seed (the first ones go to train)."""
     import random
 
-    from homesim.scenes.alfred import FloorPlanEvidence, build_scene, floor_plans_in
+    from homesim.scenes.alfred import FloorPlanEvidence, build_scene
 
-    names = sorted(floor_plans_in(layouts))
+    names = sorted(floor_plans_of(layouts))
     random.Random(f"objectnav-floor-plans/{seed}").shuffle(names)
     return [build_scene(name, layouts, FloorPlanEvidence()) for name in names]
 
@@ -131,17 +143,21 @@ def _floor_plans(layouts: Path, seed: int) -> list:
 def import_habitat(
     habitat: Annotated[Path, typer.Option(exists=True, file_okay=False, help="a habitat-layout ObjectNav folder")],
     out: Annotated[Path, typer.Option(help="dataset folder to write")] = Path("out/objectnav-imported"),
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Read a habitat ObjectNav-v1 folder for homesim's scenes (as `generate objectnav --format habitat` writes
     it, or habitat's own files: any start pose, snapped to homesim's lattice and said so) into a dataset folder."""
     from homesim.datasets.folder import write_dataset
     from homesim.datasets.objectnav.habitat import read_habitat
+    from homesim.files import check_output
 
+    check_output(out, "dataset", overwrite)
     read = read_habitat(habitat)
-    splits = read.splits
     source = {"imported_from": str(habitat), "format": "habitat", "changes": read.notes()}
-    write_dataset(out, splits, read.scenes, source, suite="objectnav")
+    with output_folder(out, "dataset", source, overwrite) as (work, _):
+        write_dataset(work, read.splits, read.scenes, source, suite="objectnav")
     for note in read.notes():
         console.print(note)
+    splits = read.splits
     counts = ", ".join(f"{split}: {len(episodes)}" for split, episodes in splits.items())
     console.print(f"imported {plural(sum(map(len, splits.values())), 'episode')} ({counts}) into {out}")

@@ -73,7 +73,9 @@ def render_episode(
         ),
     ] = None,
     record: Annotated[int, typer.Option("--record", min=1, help="for a records.jsonl: which record (1-based)")] = 1,
-    fps: Annotated[float, typer.Option(help="video frames per second (one frame per action)")] = 4.0,
+    fps: Annotated[
+        float, typer.Option(min=0.1, max=240.0, help="video frames per second (one frame per action)")
+    ] = 4.0,
 ) -> None:
     """Render an episode played by its expert, or as an evaluation recorded it: egocentric view and top-down
     map, with the instruction and each action's outcome."""

@@ -62,6 +62,15 @@ def train_command(
     from homesim.learning.loop import TrainConfig
     from homesim.learning.request import TrainRequest
 
+    from homesim.files import OutputError, check_writable
+
+    if out.is_dir():
+        problem = f"{out} is a folder: give the checkpoint's file, such as {out / 'model.pt'}"
+        raise typer.BadParameter(problem, param_hint="--out")
+    try:
+        check_writable(out)
+    except OutputError as e:
+        raise typer.BadParameter(str(e), param_hint="--out") from e
     suite, trainer = trainer_for(data)
     config = TrainConfig(epochs, max_steps, batch_size, lr, seed, checkpoint_every)
     request = TrainRequest(

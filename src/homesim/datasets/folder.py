@@ -16,17 +16,22 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
+import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from homesim.datasets.alfred.episode import AlfredEpisode
 from homesim.datasets.annotations import with_annotations
+from homesim.datasets.formats import EPISODE_MODELS, SceneModel, checked_in_scene
 from homesim.datasets.handmethat.episode import HandMeThatEpisode
 from homesim.errors import DataError
+from homesim.files import check_manifest, gzipped, parse_json, read_json, regular_file, validated, write_file
 from homesim.tasks.objectnav import ObjectNavEpisode
 from homesim.world.scene import Scene
 
 FORMAT_VERSION = 1
+SPLIT_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # a split is a file name: no path in it
 EPISODE_TYPES: dict[str, type] = {t.suite: t for t in (AlfredEpisode, HandMeThatEpisode, ObjectNavEpisode)}
 
 
@@ -41,22 +46,23 @@ def write_dataset(
     source: dict,
     suite: str = AlfredEpisode.suite,
 ) -> None:
+    """Writes a dataset folder, each file whole or not at all and `dataset.json` last (a command writes it
+    into the `.partial` folder of `homesim.files.open_output`, which adds the manifest of sizes and digests)."""
     out = Path(out)
     (out / "scenes").mkdir(parents=True, exist_ok=True)
     used = _scene_ids(splits)
     for scene_id in sorted(used):
-        (out / "scenes" / f"{scene_id}.json").write_text(json.dumps(scenes[scene_id].to_dict(), sort_keys=True))
+        write_file(out / "scenes" / f"{scene_id}.json", json.dumps(scenes[scene_id].to_dict(), sort_keys=True))
     for split, episodes in splits.items():
         lines = "".join(json.dumps(e.to_dict(), sort_keys=True) + "\n" for e in episodes)
-        with open(out / f"{split}.jsonl.gz", "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
-            gz.write(lines.encode())
+        write_file(out / f"{split}.jsonl.gz", gzipped(lines.encode()))
     manifest = {
         "version": FORMAT_VERSION,
         "suite": suite,
         "splits": {s: len(e) for s, e in splits.items()},
         "source": source,
     }
-    (out / "dataset.json").write_text(json.dumps(manifest, indent=1, sort_keys=True))
+    write_file(out / "dataset.json", json.dumps(manifest, indent=1, sort_keys=True))
 
 
 def is_dataset(path: str | Path) -> bool:
@@ -64,20 +70,22 @@ def is_dataset(path: str | Path) -> bool:
 
 
 def read_manifest(path: str | Path) -> dict:
-    """A dataset folder's `dataset.json`, checked: its version, a known suite, its splits."""
+    """A dataset folder's `dataset.json`, checked: its version, a known suite, its splits and their counts."""
     manifest_file = Path(path) / "dataset.json"
-    try:
-        manifest = json.loads(manifest_file.read_text())
-    except (OSError, json.JSONDecodeError) as e:
-        raise DataError(str(manifest_file), "(file)", f"unreadable: {e}") from e
+    manifest = read_json(manifest_file)
     if not isinstance(manifest, dict) or manifest.get("version") != FORMAT_VERSION:
         raise DataError(str(manifest_file), "version", f"expected version {FORMAT_VERSION}")
-    if manifest.get("suite") not in EPISODE_TYPES:
+    if not isinstance(manifest.get("suite"), str) or manifest["suite"] not in EPISODE_TYPES:
         raise DataError(
             str(manifest_file), "suite", f"{manifest.get('suite')!r} is not one of {', '.join(EPISODE_TYPES)}"
         )
     if not isinstance(manifest.get("splits"), dict):
         raise DataError(str(manifest_file), "splits", "missing or not an object")
+    for name, count in manifest["splits"].items():
+        if not (isinstance(count, int) and not isinstance(count, bool) and count >= 0):
+            raise DataError(str(manifest_file), f"splits.{name}", f"{count!r} is not a count of episodes")
+        if not SPLIT_NAME.fullmatch(name):
+            raise DataError(str(manifest_file), f"splits.{name}", "a split's name is letters, digits, - and _")
     return manifest
 
 
@@ -85,8 +93,10 @@ def read_dataset(
     path: str | Path, split: str | None = None, suite: str | None = None, annotations: bool = True
 ) -> tuple[dict[str, list], dict[str, Scene]]:
     """The episodes of a dataset folder (every split, or one), and the scenes they use. With `suite`, a
-    folder of another suite is refused. The directives people wrote for them (`datasets.annotations`) are
-    added to their own, unless `annotations` is False (to write the folder again: they stay apart)."""
+    folder of another suite is refused. Each file read is checked against the folder's manifest (where it
+    has one), and each split's episodes are counted against `dataset.json`. The directives people wrote for
+    them (`datasets.annotations`) are added to their own, unless `annotations` is False (to write the folder
+    again: they stay apart)."""
     path = Path(path)
     manifest_file = path / "dataset.json"
     manifest = read_manifest(path)
@@ -99,26 +109,52 @@ def read_dataset(
         raise DataError(
             str(manifest_file), "splits", f"no split {unknown[0]!r}; it has {', '.join(manifest['splits'])}"
         )
-    splits = {}
-    for name in names:
-        file = path / f"{name}.jsonl.gz"
-        splits[name] = []
-        number = 0
-        try:
-            with gzip.open(file, "rt", encoding="utf-8") as lines:
-                for number, line in enumerate(lines, start=1):
-                    splits[name].append(episode_type.from_dict(json.loads(line)))
-        except (OSError, EOFError) as e:  # missing, not gzip, cut short
-            raise DataError(str(file), "(file)", f"unreadable: {e}") from e
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as e:
-            raise DataError(f"{file}:{number}", "(episode)", f"not an episode: {e!r}") from e
-        if annotations:
-            splits[name] = with_annotations(path, name, splits[name])
-    scenes = {}
-    for scene_id in sorted(_scene_ids(splits)):
+    check_manifest(path, ["dataset.json"] + [f"{name}.jsonl.gz" for name in names])
+    placed: list = []  # (where, the episode's model) for the check against its scene
+    splits = {
+        name: _read_split(path / f"{name}.jsonl.gz", episode_type, manifest["splits"][name], placed) for name in names
+    }
+    if annotations:
+        splits = {name: with_annotations(path, name, episodes) for name, episodes in splits.items()}
+    used = sorted(_scene_ids(splits))
+    check_manifest(path, [f"scenes/{scene_id}.json" for scene_id in used])
+    scenes, read = {}, {}
+    for scene_id in used:
         file = path / "scenes" / f"{scene_id}.json"
+        read[scene_id] = read_json(file)
+        validated(SceneModel, read[scene_id], str(file))
         try:
-            scenes[scene_id] = Scene.from_dict(json.loads(file.read_text()))
-        except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as e:
-            raise DataError(str(file), "(scene)", f"missing or unreadable: {e!r}") from e
+            scenes[scene_id] = Scene.from_dict(read[scene_id])
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise DataError(str(file), "(scene)", f"not a scene: {e!r}") from e
+    for where, model in placed:
+        checked_in_scene(model, read[model.scene_id], where)
     return splits, scenes
+
+
+def _read_split(file: Path, episode_type: type, count: int, placed: list) -> list:
+    """A split file's episodes, as many as `dataset.json` says it holds, each checked against its suite's
+    input model (`homesim.datasets.formats`); `placed` gets each one's model, to check against its scene."""
+    episodes, number = [], 0
+    model = EPISODE_MODELS.get(episode_type.suite)
+    try:
+        with gzip.open(regular_file(file), "rt", encoding="utf-8") as lines:
+            for number, line in enumerate(lines, start=1):
+                if number > count:
+                    break
+                data = parse_json(line, f"{file}:{number}")
+                if model is not None:
+                    checked = validated(model, data, f"{file}:{number}")
+                    if hasattr(checked, "check_in_scene"):
+                        placed.append((f"{file}:{number}", checked))
+                episodes.append(episode_type.from_dict(data))
+    except DataError:
+        raise
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as e:  # missing, not gzip, cut short
+        raise DataError(str(file), "(file)", f"unreadable (cut short, or not gzip): {e}") from e
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise DataError(f"{file}:{number}", "(episode)", f"not an episode: {e!r}") from e
+    if len(episodes) != count or number > count:
+        held = f"more than {count}" if number > count else str(len(episodes))
+        raise DataError(str(file), "(file)", f"holds {held} episodes, dataset.json says {count}: cut short or changed")
+    return episodes

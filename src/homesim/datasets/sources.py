@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -17,6 +18,7 @@ from homesim.datasets.alfred.episode import AlfredEpisode
 from homesim.datasets.folder import is_dataset, read_dataset, read_manifest
 from homesim.datasets.handmethat.episode import HandMeThatEpisode
 from homesim.errors import DataError
+from homesim.files import parse_json, regular_file
 from homesim.tasks.objectnav import ObjectNavEpisode
 from homesim.world.scene import Scene
 
@@ -53,6 +55,7 @@ class Episodes:
 
 def _first_record(path: Path) -> object:
     """The first JSON value of a file: its first non-empty line for JSON lines, else the whole file."""
+    regular_file(path)
     try:
         if path.name.endswith((".jsonl", ".jsonl.gz", ".gz")):
             opener = gzip.open if path.name.endswith(".gz") else open
@@ -60,14 +63,24 @@ def _first_record(path: Path) -> object:
                 text = next((line for line in lines if line.strip()), "")
         else:
             text = path.read_text(encoding="utf-8")
-    except (OSError, EOFError, UnicodeDecodeError) as e:
-        raise DataError(str(path), "(file)", f"unreadable: {e}") from e
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as e:
+        raise DataError(str(path), "(file)", f"unreadable (cut short, or not what its name says): {e}") from e
     if not text.strip():
         raise DataError(str(path), "(file)", "empty: expected episodes")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise DataError(str(path), "(file)", f"not valid JSON ({e}): expected episodes") from e
+    return parse_json(text, str(path))
+
+
+ALFRED_DEPTH, HANDMETHAT_DEPTH = 5, 2  # folders down to a traj_data.json (data/json_2.1.0/split/task/trial)
+
+
+def _near(folder: Path, pattern: str, depth: int) -> list[Path]:
+    """The files matching `pattern` at most `depth` folders down (not the whole tree: `--episodes /` would
+    search the whole disk), the shallowest first."""
+    for level in range(depth + 1):
+        found = sorted(folder.glob("*/" * level + pattern))
+        if found:
+            return found
+    return []
 
 
 def kind_of(path: str | Path) -> str:
@@ -77,11 +90,11 @@ def kind_of(path: str | Path) -> str:
     if path.is_dir():
         if is_dataset(path):
             return "dataset"
-        if next(path.rglob("traj_data.json"), None) is not None:
+        if _near(path, "traj_data.json", ALFRED_DEPTH):
             return "alfred_trajectories"
         from homesim.datasets.handmethat.files import is_handmethat_file
 
-        if any(is_handmethat_file(p) for p in path.rglob("*.json")):
+        if any(is_handmethat_file(p) for p in _near(path, "*.json", HANDMETHAT_DEPTH)):
             return "handmethat_files"
         raise DataError(
             str(path),

@@ -38,6 +38,7 @@ import gymnasium
 from gymnasium import spaces
 
 from homesim.datasets.handmethat.episode import HandMeThatEpisode
+from homesim.envs.options import NEEDS_RESET, chosen_episode, reset_options
 from homesim.language.handmethat import speech as speech
 from homesim.language.handmethat import text as text
 from homesim.language.handmethat.commands import QUESTION, command, parse
@@ -137,15 +138,8 @@ class HandMeThatEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
         super().reset(seed=seed)
-        chosen = (options or {}).get("episode")
-        if chosen is None:
-            chosen = int(self.np_random.integers(len(self.episodes)))
-        if isinstance(chosen, int):
-            if not 0 <= chosen < len(self.episodes):
-                raise ValueError(f"episode {chosen} is out of range: there are {len(self.episodes)}")
-            chosen = self.episodes[chosen]
-        if not isinstance(chosen, HandMeThatEpisode):
-            raise ValueError(f"options['episode'] must be an index or a HandMeThatEpisode, not {chosen!r}")
+        self.game = None  # until this reset is done: every option is checked before the state is touched
+        chosen = chosen_episode(reset_options(options).get("episode"), self.episodes, HandMeThatEpisode, self.np_random)
         game = self._prepared.get(chosen.id)
         if game is None or game.episode is not chosen:  # (another episode may bear the same id)
             game = self._prepared[chosen.id] = _prepare(chosen)
@@ -162,7 +156,7 @@ class HandMeThatEnv(gymnasium.Env):
 
     def step(self, said: str) -> tuple[str, float, bool, bool, dict]:
         if self.game is None:
-            raise RuntimeError("call reset() before step()")
+            raise RuntimeError(NEEDS_RESET)
         if self.over:
             raise RuntimeError(f"episode {self.game.episode.id} is over ({self.over}): call reset() to start another")
         self.moves += 1
@@ -180,6 +174,19 @@ class HandMeThatEnv(gymnasium.Env):
         if terminated or truncated:
             self.over = "the goal is reached" if self.won else "stopped" if stopped else "the step limit is reached"
         return message + view, reward, terminated, truncated, self._info()
+
+    def __getstate__(self) -> dict:
+        """Pickled without the games' compiled goal tests (functions made at run time), remade when
+        unpickled: vector envs and Ray send envs to other processes."""
+        state = dict(self.__dict__)
+        state["_prepared"], state["game"] = {}, self.game.episode if self.game is not None else None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        if self.game is not None:
+            episode = self.game
+            self.game = self._prepared[episode.id] = _prepare(episode)
 
     # --- commands ----------------------------------------------------------------------------------
 

@@ -35,6 +35,7 @@ import numpy as np
 from gymnasium import spaces
 
 from homesim.envs.objectnav_episodes import ObjectNavEpisodes, objectnav_episodes
+from homesim.envs.options import NEEDS_RESET, chosen_episode, reset_options
 from homesim.tasks.objectnav import CATEGORIES, ObjectNavEpisode, embodied_scene, goal_distance
 from homesim.tasks.objectnav_criteria import (
     DEFAULT_CRITERIA,
@@ -145,6 +146,8 @@ class ObjectNavEnv(gymnasium.Env):
         self.episodes, self.scenes = objectnav_episodes(episodes, scenes, split)
         if isinstance(pixels, str) or set(pixels) - set(PIXELS):
             raise ValueError(f"pixels={pixels!r}: give a sequence of some of {', '.join(PIXELS)}")
+        if not (isinstance(success_distance, int | float) and 0 < success_distance < math.inf):
+            raise ValueError(f"success_distance={success_distance!r}: a positive number of metres")
         self.pixels, self.embodiment = tuple(pixels), embodiment
         self.rules = objectnav_rules(criteria, success_distance, view_point_distance, undefined_spl)
         self.max_steps = embodiment.max_steps if max_steps is None else max_steps
@@ -179,10 +182,11 @@ class ObjectNavEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         super().reset(seed=seed)
-        chosen = (options or {}).get("episode")
-        if chosen is None:
-            chosen = int(self.np_random.integers(len(self.episodes)))
-        self.episode = self._episode(chosen)
+        self.episode = None  # until this reset is done: every option is checked before the state is touched
+        episode = chosen_episode(reset_options(options).get("episode"), self.episodes, ObjectNavEpisode, self.np_random)
+        if episode.scene_id not in self.scenes:
+            raise ValueError(f"episode {episode.episode_id}: no scene {episode.scene_id!r}")
+        self.episode = episode
         self.scene = self.scenes[self.episode.scene_id]
         self.grid = nav_grid(self.scene, self.embodiment)
         self.goal = goal_distance(self.grid, self.episode.goals)
@@ -202,7 +206,7 @@ class ObjectNavEnv(gymnasium.Env):
 
     def step(self, action: object) -> tuple[dict, float, bool, bool, dict]:
         if self.episode is None:
-            raise RuntimeError("call reset() before step()")
+            raise RuntimeError(NEEDS_RESET)
         if self.over:
             raise RuntimeError(
                 f"episode {self.episode.episode_id} is over ({self.over}): call reset() to start another"
@@ -234,15 +238,6 @@ class ObjectNavEnv(gymnasium.Env):
         return self._observation(), reward, stopped, truncated, info
 
     # --- helpers -----------------------------------------------------------------------------------------
-
-    def _episode(self, chosen: object) -> ObjectNavEpisode:
-        if isinstance(chosen, ObjectNavEpisode):
-            if chosen.scene_id not in self.scenes:
-                raise ValueError(f"episode {chosen.episode_id}: no scene {chosen.scene_id!r}")
-            return chosen
-        if isinstance(chosen, int | np.integer) and not isinstance(chosen, bool) and 0 <= chosen < len(self.episodes):
-            return self.episodes[int(chosen)]
-        raise ValueError(f"episode {chosen!r}: give an index (0 to {len(self.episodes) - 1}) or an ObjectNavEpisode")
 
     @staticmethod
     def _read(action: object) -> tuple[str | None, str]:
@@ -312,6 +307,11 @@ class ObjectNavEnv(gymnasium.Env):
             "last_action_success": self.last[1],
             "last_action_message": self.last[2],
         }
+
+    def verdict(self) -> dict:
+        """The success criteria and measures were the episode to end now without a STOP (an evaluation
+        whose agent raised ends it so)."""
+        return self._verdict(False)
 
     def _verdict(self, stopped: bool) -> dict:
         """The success criteria where the agent ended, and the episode's measures."""

@@ -2,23 +2,26 @@
 
 A suite (its registry entry, `homesim.evaluation.suites`) splits the episodes into work items (ALFRED: one
 per episode, annotation and, in sub-goal evaluation, sub-goal) and plays each into an episode record. Records are
-appended to `records.jsonl` the moment an episode finishes (an interrupted run keeps them all); at the
-end the file is rewritten in a fixed order, so that `--workers N` gives the same bytes as `--workers 1`. Every agent is rebuilt
+appended to `records.jsonl` the moment an episode finishes (an interrupted run keeps them all, and the same
+call continues it: `homesim.evaluation.run_folder`); at the end the file is rewritten in a fixed order, so
+that `--workers N` gives the same bytes as `--workers 1`. Every agent is rebuilt
 per worker and reset per episode; agents seed themselves from the episode, not from the order.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from homesim.errors import DataError
 from homesim.evaluation.metrics import agent_summary, common_failure, summarize
 from homesim.evaluation.records import EpisodeRecord
+from homesim.evaluation.run_folder import RUN_FACTS, data_digests, kept_records, unplayed
 from homesim.evaluation.suite import CUSTOM
 from homesim.evaluation.suites import DEFAULT, SuiteRunner, WorkItem, suite_named
+from homesim.files import open_output, read_json, validated, write_file, write_json
 from homesim.parallel import Failed, Workers, run_chunks
 from homesim.world.scene import Scene
 
@@ -118,19 +121,24 @@ def evaluate(
     out: str | Path,
     workers: int | Workers = 1,
     progress: Callable[[Iterable, int], Iterable] = lambda items, total: items,
+    overwrite: bool = False,
 ) -> dict:
-    """Runs every work item, writes `run.json` (the config), `records.jsonl` and `summary.json` to `out`,
-    and returns the summary. `workers`: a number of local processes, or `Workers` (local or Ray); a work
-    item whose worker failed on every try gets a record saying so (end reason "worker_failed")."""
+    """Runs every work item, writes `run.json` (the config, the data's digests), `records.jsonl` and
+    `summary.json` to `out`, and returns the summary. The folder is made as `out.partial` and renamed when
+    complete (`homesim.evaluation.run_folder`): an interrupted run is continued by the same call, a
+    finished one replaced only with `overwrite`. `workers`: a number of local processes, or `Workers`
+    (local or Ray); a work item whose worker failed on every try gets a record saying so (end reason
+    "worker_failed")."""
     workers = workers if isinstance(workers, Workers) else Workers(workers)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    _replace(out / "run.json", json.dumps(asdict(config), indent=1, sort_keys=True))
-    records_file = out / "records.jsonl"
     suite = suite_named(config.suite)
     items = suite.work_items(splits, config)
-    played: list[tuple[EpisodeRecord, str]] = []  # each record with its line, written again in order at the end
-    with open(records_file, "w", encoding="utf-8") as sink:
+    run = asdict(config) | {"data": data_digests(splits, scenes), "work_items": len(items)}
+    output = open_output(out, "evaluation", run, overwrite)
+    write_json(output.work / "run.json", run)
+    records_file = output.work / "records.jsonl"
+    played = kept_records(records_file) if output.resumed else []  # each record with its line, sorted at the end
+    items = unplayed(items, [r for r, _ in played], lambda item: suite.failed(splits, scenes, item, ""))
+    with open(records_file, "a" if played else "w", encoding="utf-8") as sink:
 
         def keep(finished: Iterable[EpisodeRecord]) -> None:
             for record in finished:
@@ -138,11 +146,11 @@ def evaluate(
                 sink.write(played[-1][1])
             sink.flush()
 
-        if workers.count <= 1 and workers.backend == "local":
+        if items and workers.count <= 1 and workers.backend == "local":
             evaluator = suite.runner(splits, scenes, config)
             for item in progress(items, len(items)):
                 keep([evaluator.run(item)])
-        else:
+        elif items:
             chunks = chunks_of(items, splits, workers.count)
             finished = run_chunks(_start_worker, (splits, scenes, config), _run_chunk, chunks, workers)
             for i, result in progress(finished, len(chunks)):
@@ -152,10 +160,11 @@ def evaluate(
                     else result
                 )
     played.sort(key=lambda pair: pair[0].key)
-    _replace(records_file, "".join(line for _, line in played))
+    write_file(records_file, "".join(line for _, line in played))
     records = [record for record, _ in played]
     summary = summary_of(records, config)
-    _replace(out / "summary.json", json.dumps(summary, indent=1, sort_keys=True))
+    write_file(output.work / "summary.json", json.dumps(summary, indent=1, sort_keys=True))
+    output.finish()
     return summary
 
 
@@ -173,12 +182,9 @@ def summary_of(records: Sequence[EpisodeRecord], config: EvaluationConfig) -> di
 
 
 def read_run(out: str | Path) -> EvaluationConfig:
-    settings = json.loads((Path(out) / "run.json").read_text())
-    return EvaluationConfig(**settings | {k: tuple(settings.get(k, ())) for k in ("pixels", "episode_ids")})
-
-
-def _replace(path: Path, text: str) -> None:
-    """Writes a file whole or not at all."""
-    temporary = path.with_suffix(path.suffix + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
+    """The settings of the evaluation in `out` (run.json's facts about the run left out)."""
+    settings = read_json(Path(out) / "run.json")
+    if not isinstance(settings, dict):
+        raise DataError(str(Path(out) / "run.json"), "(file)", "expected a JSON object of settings")
+    settings = {k: v for k, v in settings.items() if k not in RUN_FACTS}
+    return validated(EvaluationConfig, settings, str(Path(out) / "run.json"))

@@ -15,9 +15,24 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field
+from typing_extensions import TypedDict  # (pydantic reads it on Python 3.11; typing's only from 3.12)
 
 from homesim.agents.replay import ActionFile
 from homesim.errors import DataError
+from homesim.files import parse_json, regular_file, validated
+
+Count = Annotated[int, Field(ge=0, le=10**9)]  # what a record counts (read back, checked: never negative)
+Pair = Annotated[list, Field(min_length=2, max_length=2)]  # a step's [action, target] or a failure's [step, why]
+
+
+class SubgoalResult(TypedDict):
+    index: Count
+    action: str
+    success: bool
+
 
 MASK_PREFIX = "mask:"  # a mask target as a record writes it: "mask:<pixels>" (only its size is kept)
 
@@ -25,21 +40,22 @@ MASK_PREFIX = "mask:"  # a mask target as a record writes it: "mask:<pixels>" (o
 @dataclass(frozen=True)
 class EpisodeRecord:
     episode_id: str
-    annotation: int  # which human annotation (ALFRED's repeat_idx) the agent was given
+    annotation: Count  # which human annotation (ALFRED's repeat_idx) the agent was given
     split: str
     task_type: str
-    actions: list[list]  # [action name, target or None] per step; a mask target is written as "mask:<pixels>";
+    actions: list[Pair]  # [action name, target or None] per step; a mask target is written as "mask:<pixels>";
     # in the text game, [command, None] per command
     action_success: list[bool]
-    failures: list[list]  # [step index, why] for each failed step
-    conditions_met: int  # goal conditions at the end of the episode
-    conditions_total: int
+    failures: list[Pair]  # [step index, why] for each failed step
+    conditions_met: Count  # goal conditions at the end of the episode
+    conditions_total: Count
     goal_satisfied: bool
-    path_length: int  # low-level steps taken, failed ones included, the stop excluded (ALFRED's t)
-    reference_length: int  # the expert demonstration's length (ALFRED's L*)
+    path_length: Count  # low-level steps taken, failed ones included, the stop excluded (ALFRED's t)
+    reference_length: Count  # the expert demonstration's length (ALFRED's L*)
     stopped: bool
-    end_reason: str  # "stop", "max_steps", "max_fails"; in the text game also "goal_satisfied", "max_commands"
-    subgoal: dict | None = field(default=None)  # sub-goal evaluation: {"index", "action", "success"}
+    end_reason: str  # "stop", "max_steps", "max_fails"; in the text game also "goal_satisfied", "max_commands";
+    # "agent_error": the agent raised (the exception is the last of `failures`); "worker_failed"
+    subgoal: SubgoalResult | None = field(default=None)  # sub-goal evaluation: {"index", "action", "success"}
     commands: int | None = field(default=None)  # text commands said (the text game only)
     suite: str = "alfred"
     measures: dict = field(default_factory=dict)  # the suite's own per-episode figures, JSON values
@@ -86,16 +102,23 @@ def unplayed_record(
     )
 
 
+def parse_record(line: str, where: str) -> EpisodeRecord:
+    """One line of a records file, checked field by field (a DataError naming `where` and the field)."""
+    data = parse_json(line, where)
+    if not isinstance(data, dict):
+        raise DataError(where, "(record)", "not an episode record: expected a JSON object")
+    return validated(EpisodeRecord, data, where)
+
+
 def read_records(path: str | Path) -> list[EpisodeRecord]:
     records = []
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                records.append(EpisodeRecord(**json.loads(line)))
-            except (json.JSONDecodeError, TypeError) as e:
-                raise DataError(f"{path}:{number}", "(record)", f"not an episode record: {e}") from e
+    try:
+        with open(regular_file(path), encoding="utf-8") as lines:
+            for number, line in enumerate(lines, start=1):
+                if line.strip():
+                    records.append(parse_record(line, f"{path}:{number}"))
+    except UnicodeDecodeError as e:
+        raise DataError(str(path), "(file)", f"not text: {e}") from None
     return records
 
 
@@ -105,7 +128,7 @@ class NotPlayable(ValueError):
 
 def is_records_file(path: Path) -> bool:
     """Whether the file's first line is an episode record (a records.jsonl may hold just one)."""
-    with open(path, encoding="utf-8") as lines:
+    with open(regular_file(path), encoding="utf-8", errors="replace") as lines:
         first = next((line for line in lines if line.strip()), "")
     try:
         data = json.loads(first)

@@ -1,8 +1,9 @@
 """Runs an agent through episodes under ALFRED's protocol and writes one record per (episode, annotation).
 
 An episode ends when the agent stops, at 1000 steps, or after 10 failed actions (failed actions count
-as steps). Whatever an agent does wrong (raises, in `reset` or `act`, returns something that is not an
-action, a mask of the wrong shape) is a failed step with the reason in the record; the run goes on.
+as steps). An answer that is no action (not an action, a mask of the wrong shape) is a failed step with the
+reason in the record; an agent that raises (in `reset`, `follow` or `act`) ends its episode there, with end
+reason "agent_error" and the exception in the record's failures. Either way the run goes on.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from homesim.agents.protocol import Agent, AgentAction, TaskSpec, filter_observa
 from homesim.datasets.alfred.episode import AlfredEpisode
 from homesim.envs.alfred.embodied import AlfredEnv
 from homesim.evaluation.records import MASK_PREFIX, EpisodeRecord
+
+AGENT_ERROR = "agent_error"  # the end reason of an episode the agent's exception ended
 
 
 def task_spec(episode: AlfredEpisode, annotation: int, start_step: int = 0) -> TaskSpec:
@@ -39,7 +42,7 @@ def _problem(e: Exception, where: str) -> str:
 
 
 def reset_agent(agent: Agent, told: Callable[[], TaskSpec]) -> str | None:
-    """Starts the agent on the task `told()` gives it; None, or why that broke (then every step fails).
+    """Starts the agent on the task `told()` gives it; None, or why that broke (then the episode ends there).
     Anything raised on the way, the ablation's filter included, is the agent's failure, not the run's."""
     try:
         agent.reset(told())
@@ -49,7 +52,7 @@ def reset_agent(agent: Agent, told: Callable[[], TaskSpec]) -> str | None:
 
 
 def follow_prefix(agent: Agent, prefix: Sequence[tuple[dict, str]], observation_filter: str) -> str | None:
-    """Shows the agent the teacher-forced steps; None, or why that broke (then every step fails)."""
+    """Shows the agent the teacher-forced steps; None, or why that broke (then the episode ends there)."""
     try:
         for observation, action in prefix:
             agent.follow(filter_observation(observation_filter, observation), action)
@@ -94,6 +97,7 @@ class Play:
     failures: list = field(default_factory=list)
     stopped: bool = False
     done: bool = False
+    raised: bool = False  # the agent raised: the episode ended there
     info: dict = field(default_factory=dict)
 
     def keep(self, action: object, target: object, success: bool, why: str) -> None:
@@ -104,6 +108,8 @@ class Play:
             self.failures.append([len(self.actions) - 1, why])
 
     def end_reason(self, env: AlfredEnv) -> str:
+        if self.raised:
+            return AGENT_ERROR
         if self.done:
             return "subgoal_done"
         if self.stopped:
@@ -137,19 +143,20 @@ def play(
 
     truncated = False
     while not (result.stopped or truncated or result.done):
-        answer, problem = {"action": None}, broken
-        if broken is None:
+        problem = broken
+        if problem is None:
             reply, problem = ask_agent(agent, seen)
-            if problem is None:
-                answer = {"action": reply.action, "target": reply.target} if isinstance(reply, AgentAction) else reply
+        if problem is not None:
+            result.failures.append([len(result.actions), problem])
+            result.raised = True
+            break
+        answer = {"action": reply.action, "target": reply.target} if isinstance(reply, AgentAction) else reply
         observation, _, result.stopped, truncated, result.info = env.step(answer)
         if result.stopped:
             break
         target = answer.get("target") if isinstance(answer, dict) else None
         info = result.info
-        result.keep(
-            info["last_action"], _written(target), info["last_action_success"], problem or info["last_action_message"]
-        )
+        result.keep(info["last_action"], _written(target), info["last_action_success"], info["last_action_message"])
         result.done = finished()
     return result
 

@@ -10,7 +10,7 @@ so resuming replays the same batches: the ones already trained on are skipped.
 from __future__ import annotations
 
 import json
-import os
+import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
@@ -21,6 +21,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from homesim.agents.learned import FORMAT, VERSION, load_checkpoint
 from homesim.errors import DataError
+from homesim.files import replacing, write_file
+
+
+MAX_LR, MAX_BATCH = 10.0, 65_536  # larger is a typo, not a setting
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,12 @@ class TrainConfig:
     seed: int = 0
     checkpoint_every: int = 100  # optimisation steps between checkpoints (one more at the end)
     grad_clip: float | None = 1.0
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.lr) and 0 <= self.lr <= MAX_LR):
+            raise ValueError(f"learning rate {self.lr}: a number from 0 to {MAX_LR}")
+        if not 1 <= self.batch_size <= MAX_BATCH:
+            raise ValueError(f"batch size {self.batch_size}: from 1 to {MAX_BATCH}")
 
     def same_run(self, other: dict) -> bool:
         """Whether a checkpoint made with `other` continues this run: how often it is saved and how long it
@@ -62,9 +72,8 @@ def epoch_generator(seed: int, epoch: int) -> torch.Generator:
 
 def _save(path: Path, checkpoint: dict) -> None:
     """Written beside and renamed: a run killed while saving leaves the previous checkpoint whole."""
-    partial = path.with_name(path.name + ".partial")
-    torch.save(checkpoint, partial)
-    os.replace(partial, path)
+    with replacing(path) as partial:
+        torch.save(checkpoint, partial)
 
 
 def checkpoint_step(out: str | Path) -> int | None:
@@ -83,7 +92,7 @@ def _keep_log_until(log: Path, step: int) -> None:
     """On resumption the log keeps what the checkpoint saw; lines written after it are trained again."""
     if log.exists():
         lines = [line for line in log.read_text().splitlines() if json.loads(line)["step"] <= step]
-        log.write_text("".join(line + "\n" for line in lines))
+        write_file(log, "".join(line + "\n" for line in lines))
 
 
 def _steps_planned(config: TrainConfig, batches_per_epoch: int | None) -> int | None:

@@ -16,6 +16,7 @@ from pathlib import Path
 import imageio.v3 as iio
 import numpy as np
 
+from homesim.files import replacing
 from homesim.render.drawables import room_of
 from homesim.render.meshes import FLOOR_COLOUR, WALL_COLOUR, class_colour
 from homesim.world.catalog import Catalog, alfred_catalog
@@ -184,5 +185,6 @@ def _draw_agent(
 
 
 def save_map(path: str | Path, image: np.ndarray) -> None:
-    """Writes a map (or any RGB image) as a PNG."""
-    iio.imwrite(path, image)
+    """Writes a map (or any RGB image) as a PNG, whole or not at all."""
+    with replacing(path) as temporary:
+        iio.imwrite(temporary, image)

@@ -3,6 +3,7 @@ instruction and the current action written underneath; written as .mp4 (ffmpeg) 
 
 from __future__ import annotations
 
+import math
 import textwrap
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -11,6 +12,7 @@ import imageio.v2 as imageio
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from homesim.files import replacing
 from homesim.render.renderer import Renderer
 from homesim.render.topdown import AGENT_COLOUR, PATH_COLOUR, REACHABLE_COLOUR, START_COLOUR, top_down_map
 from homesim.world.actions import Action
@@ -19,6 +21,7 @@ from homesim.world.scene import Scene
 from homesim.world.state import State
 
 FORMATS = (".mp4", ".gif")
+MIN_FPS, MAX_FPS = 0.1, 240.0  # frames per second a video may play at
 BACKGROUND = (24, 24, 24)
 TEXT_COLOUR = (235, 235, 235)
 FONT_SIZE = 13
@@ -90,19 +93,22 @@ def compose(
 
 
 def write_video(path: str | Path, frames: Iterable[np.ndarray], fps: float = 4.0) -> int:
-    """Writes frames of one size to an .mp4 or .gif; returns how many were written."""
+    """Writes frames of one size to an .mp4 or .gif, whole or not at all; returns how many were written."""
     path = Path(path)
     if path.suffix.lower() not in FORMATS:
         raise ValueError(f"{path}: a video must end in {' or '.join(FORMATS)}")
-    if path.suffix.lower() == ".gif":
-        writer = imageio.get_writer(path, mode="I", duration=1000 / fps, loop=0)
-    else:
-        writer = imageio.get_writer(path, fps=fps, codec="libx264", macro_block_size=MACRO_BLOCK)
-    count = 0
-    with writer:
-        for frame in frames:
-            writer.append_data(frame)
-            count += 1
+    if not (math.isfinite(fps) and MIN_FPS <= fps <= MAX_FPS):
+        raise ValueError(f"{fps} frames per second: give a number from {MIN_FPS} to {MAX_FPS}")
+    with replacing(path) as temporary:
+        if path.suffix.lower() == ".gif":
+            writer = imageio.get_writer(temporary, mode="I", duration=1000 / fps, loop=0)
+        else:
+            writer = imageio.get_writer(temporary, fps=fps, codec="libx264", macro_block_size=MACRO_BLOCK)
+        count = 0
+        with writer:
+            for frame in frames:
+                writer.append_data(frame)
+                count += 1
     return count
 
 

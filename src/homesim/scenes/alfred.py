@@ -14,7 +14,6 @@ Sources, per floor plan (each one's contribution is counted in `Scene.provenance
 
 from __future__ import annotations
 
-import json
 import math
 from collections import defaultdict
 from collections.abc import Iterable
@@ -25,11 +24,13 @@ from pathlib import Path
 import numpy as np
 
 from homesim.errors import DataError
+from homesim.files import read_json, regular_file
 from homesim.world.catalog import DOOR_AT_POSITION, Catalog, alfred_catalog
 from homesim.world.scene import Box, FixedObject, Pose, Scene, front_of, standing_points, to_cell
 
 Position = tuple[float, float, float]
 
+MAX_LAYOUT_METRES = 1000.0  # no floor plan reaches farther from its origin
 CAMERA_ABOVE_AGENT = 0.675  # AI2-THOR's camera sits this far above the agent's reported y
 MIN_DEPTH = 0.1  # metres: a cabinet cut back to its door keeps at least this much
 # Furniture standing on the floor, things rest on its top. Its AI2-THOR position is at its foot in most
@@ -202,14 +203,28 @@ def load_layout(layouts: str | Path, floor_plan: str) -> tuple[np.ndarray, list[
         if not file.exists():
             raise DataError(str(file), kind, f"missing: the layout files of {floor_plan} are not in {layouts}")
     try:
-        points = np.load(files["layout.npy"])
-        classes = json.loads(files["objects.json"].read_text())
-        openable = json.loads(files["openable.json"].read_text())
-    except (ValueError, OSError) as e:
-        raise DataError(str(layouts / floor_plan), "layout files", f"unreadable: {e}") from e
-    if points.ndim != 2 or points.shape[1] != 2:
+        points = np.load(regular_file(files["layout.npy"]), allow_pickle=False)
+    except (ValueError, OSError, EOFError) as e:
+        raise DataError(str(files["layout.npy"]), "(file)", f"unreadable: {e}") from e
+    classes, openable = read_json(files["objects.json"]), read_json(files["openable.json"])
+    if points.ndim != 2 or points.shape[1] != 2 or not np.issubdtype(points.dtype, np.number):
         raise DataError(str(files["layout.npy"]), "layout.npy", f"expected an (N, 2) array, got shape {points.shape}")
+    if not np.isfinite(points).all() or np.abs(points).max(initial=0) > MAX_LAYOUT_METRES:
+        problem = f"positions must be finite, within {MAX_LAYOUT_METRES} m"
+        raise DataError(str(files["layout.npy"]), "layout.npy", problem)
+    if not (isinstance(classes, list) and all(isinstance(c, str) for c in classes)):
+        raise DataError(str(files["objects.json"]), "(file)", "expected a list of object class names")
+    if not isinstance(openable, dict):
+        problem = "expected an object: object id -> [x, z, rotation, horizon]"
+        raise DataError(str(files["openable.json"]), "(file)", problem)
+    for object_id, pose in openable.items():
+        if not (isinstance(pose, list) and len(pose) == 4 and all(_finite(v) for v in pose)):
+            raise DataError(str(files["openable.json"]), object_id, f"expected [x, z, rotation, horizon], got {pose!r}")
     return points, classes, openable
+
+
+def _finite(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and abs(value) <= MAX_LAYOUT_METRES * 100
 
 
 def _class_sized_boxes(

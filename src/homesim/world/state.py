@@ -80,12 +80,18 @@ class State:
             kids = [o.id for o in self.objects.values() if o.parent in frontier]
             found += kids
             frontier = kids
+            if len(found) > len(self.objects):
+                raise ValueError(f"{receptacle_id} is inside itself: the objects' parents loop")
         return found
 
     def ancestors(self, object_id: str) -> list[str]:
+        """What an object is in, innermost first (a ValueError where the parents loop: files read are checked
+        for it, `homesim.datasets.formats`, but a state made in code is not)."""
         chain, parent = [], self.objects[object_id].parent
         while parent is not None:
             chain.append(parent)
+            if len(chain) > len(self.objects):
+                raise ValueError(f"{object_id} is inside itself: its parents loop")
             parent = self.objects[parent].parent
         return chain
 

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from homesim.datasets.alfred.episode import AlfredEpisode
-from homesim.parallel import Failed, Workers, run_chunks
+from homesim.files import Journal, journaled
+from homesim.parallel import Failed, Workers, in_process, run_chunks
 from homesim.planning.alfred.expert import Unrecoverable, plan
 from homesim.scenes.procedural import ROOM_TYPES, fill_room, generate_room
 from homesim.scenes.room_plans import ROOM_PLANS
@@ -205,15 +206,23 @@ def generate(
     annotate: Callable,
     workers: int | Workers = 1,
     progress: Callable[[Iterable, int, str], Iterable] = lambda items, total, description: items,
+    journal: Journal | None = None,
 ) -> tuple[dict[str, list[AlfredEpisode]], list[str]]:
     """`total` episodes across the splits, and the problems of the tasks that were replaced (a sampled
     task the expert cannot solve, or whose goal holds at the start, is replaced by a new sample; each
     round of replacements is one more pass of `progress`, described as such). `workers`: a number of local
-    processes, or `Workers` (local or Ray); tasks whose worker failed on every try are replaced too."""
+    processes, or `Workers` (local or Ray); tasks whose worker failed on every try are replaced too. With a
+    `journal`, chunks of tasks realised before (by a run that was interrupted) are taken from it."""
     workers = workers if isinstance(workers, Workers) else Workers(workers)
     catalog = alfred_catalog()
     by_id = {p.scene.id: p for pool in places.values() for p in pool}
     wanted, made, problems = split_counts(total), {s: [] for s in SPLITS}, []
+
+    def run(todo: list) -> Iterator[tuple[int, object]]:
+        if workers.count <= 1 and workers.backend == "local":
+            return in_process(_worker, (by_id, annotate), _realise_chunk, todo)
+        return run_chunks(_worker, (by_id, annotate), _realise_chunk, todo, workers)
+
     start = 0
     for _ in range(ROUNDS):
         missing = {s: wanted[s] - len(made[s]) for s in SPLITS}
@@ -222,17 +231,12 @@ def generate(
             break
         description = "generating tasks" if start == 0 else f"replacing rejected tasks ({len(specs)})"
         start = specs[-1].index + 1
-        if workers.count <= 1 and workers.backend == "local":
-            results = [
-                realise(s, by_id[s.scene_id], annotate, catalog) for s in progress(specs, len(specs), description)
-            ]
-        else:
-            chunks = [specs[i : i + CHUNK] for i in range(0, len(specs), CHUNK)]
-            results = [None] * len(specs)
-            finished = run_chunks(_worker, (by_id, annotate), _realise_chunk, chunks, workers)
-            for i, done in progress(finished, len(chunks), description):
-                failed = isinstance(done, Failed)
-                results[i * CHUNK : i * CHUNK + len(chunks[i])] = [done.reason] * len(chunks[i]) if failed else done
+        chunks = [specs[i : i + CHUNK] for i in range(0, len(specs), CHUNK)]
+        results = [None] * len(specs)
+        finished = journaled(journal, chunks, run, keep=lambda done: not isinstance(done, Failed))
+        for i, done in progress(finished, len(chunks), description):
+            failed = isinstance(done, Failed)
+            results[i * CHUNK : i * CHUNK + len(chunks[i])] = [done.reason] * len(chunks[i]) if failed else done
         for spec, result in zip(specs, results, strict=True):
             if isinstance(result, AlfredEpisode):
                 made[spec.split].append(result)

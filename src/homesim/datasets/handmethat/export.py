@@ -29,6 +29,7 @@ from homesim.datasets.handmethat.files import HOMESIM_ID
 from homesim.errors import DataError
 from homesim.tasks.handmethat.goals import goal_templates, template_indices
 from homesim.tasks.handmethat.task import QUEST_TYPES
+from homesim.files import write_file
 from homesim.world.handmethat import HmtAction
 from homesim.world.handmethat.state import HmtState
 
@@ -130,10 +131,10 @@ def write_handmethat(
             name = f"task-{e.quest_type}-{goal}-{len(written)}-{e.level}.json"
             numbers = {"goal_idx": goal, "task_idx": len(written)}
             data = episode_to_json(e, numbers, None if record is None else record(e)) | {HOMESIM_ID: e.id}
-            (folder / name).write_text(json.dumps(data, indent=1))
+            write_file(folder / name, json.dumps(data, indent=1))
             written[name] = e.id
             for index, key in ((by_quest, e.quest_type), (by_level, f"level{e.level}"), (by_goal, str(goal))):
                 index[key].append(name)
             by_split.setdefault(THEIR_SPLITS.get(split, split), []).append(name)
-    (out / DATA_INFO).write_text(json.dumps([by_quest, by_level, by_goal, by_split]))
+    write_file(out / DATA_INFO, json.dumps([by_quest, by_level, by_goal, by_split]))
     return written

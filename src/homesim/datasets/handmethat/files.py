@@ -10,12 +10,12 @@ problem is one `DataError` naming the file and the field.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
 from homesim.datasets.handmethat.episode import HandMeThatEpisode, HumanActionFailed, Objects, Reading
 from homesim.errors import DataError
+from homesim.files import read_json
 from homesim.tasks.handmethat.formula import FormulaError
 from homesim.tasks.handmethat.task import Meaning
 from homesim.world.handmethat import SCHEMAS, Agent, HmtAction, HmtState, Thing, handmethat_catalog
@@ -46,8 +46,8 @@ def is_handmethat_file(path: str | Path) -> bool:
         return '"initial_object_dict"' in f.read(4096)
 
 
-# a folder's files that are no episodes: homesim's generation summary, the authors' split index
-NOT_EPISODES = frozenset({"generation.json", "HandMeThat_data_info.json"})
+# a folder's files that are no episodes: homesim's generation summary and manifest, the authors' split index
+NOT_EPISODES = frozenset({"generation.json", "manifest.json", "HandMeThat_data_info.json"})
 
 
 def read_handmethat_files(path: str | Path) -> Iterator[HandMeThatEpisode | DataError]:
@@ -65,10 +65,7 @@ def read_handmethat_files(path: str | Path) -> Iterator[HandMeThatEpisode | Data
 
 def read_handmethat_file(path: str | Path) -> HandMeThatEpisode:
     where = str(path)
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise DataError(where, "(file)", f"unreadable: {e}") from e
+    data = read_json(path)
     named = data.get(HOMESIM_ID) if isinstance(data, dict) else None
     return episode_from_json(where, data, named if isinstance(named, str) and named else Path(path).stem)
 
@@ -124,6 +121,11 @@ def state_from_object_dict(where: str, key: str, objects: dict) -> HmtState:
         field = f"{key}[{name!r}]"
         if not isinstance(o, dict) or not isinstance(o.get("states"), dict):
             raise DataError(where, field, "expected an object with class, subclass, type, ability and states")
+        for k in ("type", "class", "subclass", "inside", "ontop"):
+            if k in o and not isinstance(o[k], str):
+                raise DataError(where, f"{field}.{k}", f"expected a name, got {type(o[k]).__name__}")
+        if not (isinstance(o.get("ability", []), list) and all(isinstance(a, str) for a in o.get("ability", []))):
+            raise DataError(where, f"{field}.ability", "expected a list of abilities")
         category = catalog.categories.get(o.get("type"))
         if category is None:
             raise DataError(where, f"{field}.type", f"unknown object type {o.get('type')!r}")

@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from homesim.datasets.handmethat.episode import HandMeThatEpisode, Reading, replay
+from homesim.files import Journal, journaled
 from homesim.language.handmethat.commands import command
 from homesim.language.handmethat.pragmatics import Request, help_values, helps_of, request, useful_objects
 from homesim.language.handmethat.speech import request as sentence
@@ -202,25 +203,40 @@ def generate(
     workers: Workers = Workers(),
     progress: Callable = lambda items, total, description: items,
     balance_levels: int = 0,
+    journal: Journal | None = None,
 ) -> tuple[dict[str, list[HandMeThatEpisode]], Counter]:
     """`episodes` episodes split into train / validation / test, and the rejections by reason. With
     `balance_levels` N the `episodes` are split into train and validation (90 to 5) and the test split is
     the first N of each level among the seed's next episodes (`balanced`), as their Version 1 kept about
-    as many test episodes of each level."""
-    made, rejected = _made(seed, 0, episodes, workers, progress, "episodes")
+    as many test episodes of each level. With a `journal`, chunks of episodes made before (by a run that
+    was interrupted) are taken from it."""
+    made, rejected = _made(seed, 0, episodes, workers, progress, "episodes", journal)
     if not balance_levels:
         return split(made), rejected
-    test, more = balanced(seed, episodes, balance_levels, workers, progress, made)
+    test, more = balanced(seed, episodes, balance_levels, workers, progress, made, journal)
     return split(made, TRAINING) | {"test": test}, rejected + more
 
 
 def _made(
-    seed: int, start: int, stop: int, workers: Workers, progress: Callable, description: str
+    seed: int,
+    start: int,
+    stop: int,
+    workers: Workers,
+    progress: Callable,
+    description: str,
+    journal: Journal | None = None,
 ) -> tuple[list[HandMeThatEpisode], Counter]:
-    """Episodes `start` to `stop - 1` of the seed, in index order, and the rejections."""
+    """Episodes `start` to `stop - 1` of the seed, in index order, and the rejections (chunks the `journal`
+    holds are taken from it)."""
     chunks = [(seed, s, min(s + CHUNK, stop)) for s in range(start, stop, CHUNK)]
     results: list = [None] * len(chunks)
-    for i, result in progress(run_chunks(_setup, (), _chunk, chunks, workers), len(chunks), description):
+    finished = journaled(
+        journal,
+        chunks,
+        lambda todo: run_chunks(_setup, (), _chunk, todo, workers),
+        keep=lambda result: not isinstance(result, Failed),
+    )
+    for i, result in progress(finished, len(chunks), description):
         if isinstance(result, Failed):
             raise RuntimeError(f"episodes {chunks[i][1]}-{chunks[i][2] - 1}: {result.reason}")
         results[i] = result
@@ -235,6 +251,7 @@ def balanced(
     workers: Workers,
     progress: Callable,
     seen: Sequence[HandMeThatEpisode] = (),
+    journal: Journal | None = None,
 ) -> tuple[list[HandMeThatEpisode], Counter]:
     """The first `per_level` episodes of each level among episodes `start`, `start` + 1, ... of the seed, in
     index order, and the rejections. Episodes are made in rounds sized from the levels' frequencies so far
@@ -252,7 +269,8 @@ def balanced(
             )
         total = sum(frequency.values())
         wanted = max(math.ceil(n * max(total, 1) / max(frequency[level], 1)) for level, n in short.items())
-        made, why = _made(seed, index, index + min(max(wanted, CHUNK), ROUND), workers, progress, "balanced test")
+        stop = index + min(max(wanted, CHUNK), ROUND)
+        made, why = _made(seed, index, stop, workers, progress, "balanced test", journal)
         index += len(made)
         rejected += why
         frequency.update(e.level for e in made)

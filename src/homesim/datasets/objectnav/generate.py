@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from homesim.files import Journal, journaled
 from homesim.parallel import Failed, Workers, run_chunks
 from homesim.planning.objectnav_expert import expert_actions
 from homesim.scenes.houses import generate_house
@@ -142,10 +143,12 @@ def generate(
     workers: Workers = Workers(),
     progress: Callable = lambda items, total, description: items,
     scenes: Sequence[Scene] = (),
+    journal: Journal | None = None,
 ) -> tuple[dict[str, list[ObjectNavEpisode]], dict[str, Scene], Counter]:
     """`episodes` episodes per split, spread evenly over the split's houses: the splits, the scenes they
     use and the rejections by reason. With `scenes` (ALFRED's floor plans, say), those in the order given
-    stand in for generated houses, and `houses` is how many of them to use."""
+    stand in for generated houses, and `houses` is how many of them to use. With a `journal`, houses made
+before (by a run that was interrupted) are taken from it."""
     if scenes and houses > len(scenes):
         raise ValueError(f"{houses} scenes asked for, {len(scenes)} given")
     chunks, owner = [], []
@@ -154,9 +157,13 @@ def generate(
             chunks.append((seed, index, episodes // len(indices) + (k < episodes % len(indices))))
             owner.append(split)
     results: list[HouseEpisodes | None] = [None] * len(chunks)
-    for i, result in progress(
-        run_chunks(_setup, (tuple(scenes[:houses]),), _house, chunks, workers), len(chunks), "houses"
-    ):
+    finished = journaled(
+        journal,
+        chunks,
+        lambda todo: run_chunks(_setup, (tuple(scenes[:houses]),), _house, todo, workers),
+        keep=lambda result: not isinstance(result, Failed),
+    )
+    for i, result in progress(finished, len(chunks), "houses"):
         if isinstance(result, Failed):
             raise RuntimeError(f"house {chunks[i][1]}: {result.reason}")
         results[i] = result

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from homesim.errors import DataError
+from homesim.files import gzipped, write_file
 from homesim.tasks.objectnav import CATEGORIES, ObjectGoal, ObjectNavEpisode, difficulty, goal_field
 from homesim.world.objectnav.embodiment import LOCOBOT, Embodiment
 from homesim.world.objectnav.navgrid import ACTIONS, LATTICE, NavGrid, nav_grid
@@ -65,9 +66,7 @@ CENTRE = 0.5  # the share of the image's width and height that view_iou's centra
 
 
 def _write_gz(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
-        gz.write(json.dumps(data, sort_keys=True).encode())
+    write_file(path, gzipped(json.dumps(data, sort_keys=True).encode()))
 
 
 def rotation_of(yaw: float) -> list[float]:
@@ -131,7 +130,7 @@ def write_habitat(
     out = Path(out)
     (out / "scenes").mkdir(parents=True, exist_ok=True)
     for scene_id in sorted({e.scene_id for episodes in kept.values() for e in episodes}):
-        (out / _scene_file(scene_id)).write_text(json.dumps(scenes[scene_id].to_dict(), sort_keys=True))
+        write_file(out / _scene_file(scene_id), json.dumps(scenes[scene_id].to_dict(), sort_keys=True))
     for split, episodes in kept.items():
         _write_gz(out / split / f"{split}.json.gz", {"episodes": [], **tables})
         by_scene: dict[str, list[ObjectNavEpisode]] = {}

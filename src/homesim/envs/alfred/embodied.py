@@ -34,6 +34,7 @@ from gymnasium import spaces
 
 from homesim.datasets.alfred.episode import AlfredEpisode
 from homesim.envs.alfred.episodes import EpisodesOption, annotation_of, choose_episode, episodes_with_scenes
+from homesim.envs.options import NEEDS_RESET, reset_options
 from homesim.planning.alfred.expert import Expert, Unrecoverable
 from homesim.render import ALFRED, Renderer
 from homesim.render.masks import step_with_mask
@@ -138,9 +139,11 @@ class AlfredEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         super().reset(seed=seed)
-        options = options or {}
-        self.episode = choose_episode(self.episodes, self.scenes, options.get("episode"), self.np_random)
-        annotation = annotation_of(self.episode, options.get("annotation", 0))
+        self.episode = None  # until this reset is done: every option is checked before the state is touched
+        options = reset_options(options, ("episode", "annotation"))
+        episode = choose_episode(self.episodes, self.scenes, options.get("episode"), self.np_random)
+        annotation = annotation_of(episode, options.get("annotation", 0))
+        self.episode = episode
         self.goal_text = plain_text(annotation.task_desc if annotation else "", 1024)
         self.instructions = plain_text("\n".join(annotation.high_descs) if annotation else "", 4096)
         self.scene = self.scenes[self.episode.scene_id]
@@ -156,7 +159,7 @@ class AlfredEnv(gymnasium.Env):
 
     def step(self, action: Mapping) -> tuple[dict, float, bool, bool, dict]:
         if self.episode is None:
-            raise RuntimeError("call reset() before step()")
+            raise RuntimeError(NEEDS_RESET)
         if self.over:
             raise RuntimeError(f"episode {self.episode.id} is over ({self.over}): call reset() to start another")
         name, target, problem = self._read(action)
@@ -197,6 +200,18 @@ class AlfredEnv(gymnasium.Env):
                 raise RuntimeError(f"episode {self.episode.id}: teacher-forced {action} failed: {event.message}")
         return self._observation(), self._info()
 
+    def __getstate__(self) -> dict:
+        """Pickled without the renderer (an OpenGL context), which unpickling makes anew: vector envs and Ray
+        send envs to other processes."""
+        return dict(self.__dict__) | {"renderer": None, "frame": None}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        if self.pixels or self.interaction == "mask":
+            self.renderer = Renderer(**ALFRED)
+            if self.episode is not None:
+                self.frame = self.renderer.render(self.scene, self.state)
+
     # --- helpers -------------------------------------------------------------------------------------
 
     def _read(self, action: Mapping) -> tuple[str | None, object, str]:
@@ -204,6 +219,8 @@ class AlfredEnv(gymnasium.Env):
         if not isinstance(action, Mapping) or "action" not in action:
             return None, None, f"invalid action {action!r}: expected a dict with 'action' (and 'target')"
         name = action["action"]
+        if isinstance(name, bool | np.bool_):
+            return None, None, f"invalid action {name!r}: expected one of ALFRED's action names or its index"
         if isinstance(name, int | np.integer):
             if not 0 <= name < len(ACTIONS):
                 return None, None, f"invalid action index {name}: ALFRED has {len(ACTIONS)} actions"

@@ -14,6 +14,7 @@ import numpy as np
 
 from homesim.datasets.alfred.episode import AlfredEpisode
 from homesim.datasets.sources import read_episodes
+from homesim.envs.options import chosen_episode
 from homesim.world.scene import Scene
 
 EpisodesOption = Sequence[AlfredEpisode] | str | Path | None
@@ -55,27 +56,19 @@ def choose_episode(
     episodes: Sequence[AlfredEpisode], scenes: Mapping[str, Scene], chosen: object, rng: np.random.Generator
 ) -> AlfredEpisode:
     """The episode `reset(options={"episode": ...})` asks for (an index or an episode), else a seeded draw."""
-    if chosen is None:
-        chosen = int(rng.integers(len(episodes)))
-    if isinstance(chosen, int | np.integer) and not isinstance(chosen, bool):
-        if not 0 <= chosen < len(episodes):
-            raise ValueError(
-                f"episode {chosen} is out of range: this env has {len(episodes)} (0 to {len(episodes) - 1})"
-            )
-        return episodes[int(chosen)]
-    if not isinstance(chosen, AlfredEpisode):
-        raise ValueError(f"episode {chosen!r}: give an index (0 to {len(episodes) - 1}) or an AlfredEpisode")
-    if chosen.scene_id not in scenes:
-        raise ValueError(f"episode {chosen.id}: no scene {chosen.scene_id!r}")
-    return chosen
+    episode = chosen_episode(chosen, episodes, AlfredEpisode, rng)
+    if episode.scene_id not in scenes:
+        raise ValueError(f"episode {episode.id}: no scene {episode.scene_id!r}")
+    return episode
 
 
 def annotation_of(episode: AlfredEpisode, chosen: object):
     """The human annotation `reset(options={"annotation": k})` asks for (None for an episode without any)."""
     if not episode.annotations:
         return None
-    if not isinstance(chosen, int) or isinstance(chosen, bool) or not 0 <= chosen < len(episode.annotations):
+    index = isinstance(chosen, int | np.integer) and not isinstance(chosen, bool)
+    if not index or not 0 <= chosen < len(episode.annotations):
         raise ValueError(
             f"annotation {chosen!r}: episode {episode.id} has {len(episode.annotations)} (0 to {len(episode.annotations) - 1})"
         )
-    return episode.annotations[chosen]
+    return episode.annotations[int(chosen)]

@@ -41,6 +41,7 @@ from gymnasium import spaces
 from homesim.datasets.alfred.episode import AlfredEpisode
 from homesim.envs.alfred.episodes import EpisodesOption, annotation_of, choose_episode, episodes_with_scenes
 from homesim.envs.alfred.wording import LATEST, NOTHING, Wording, goal_sentence
+from homesim.envs.options import NEEDS_RESET, reset_options
 from homesim.planning.alfred.expert import clean_actions
 from homesim.planning.alfred.use_routes import UseRoutes
 from homesim.planning.poses import walk
@@ -69,6 +70,11 @@ class _Failed(Exception):
     """A command that cannot run: the message says why (the agent only sees "Nothing happens.")."""
 
 
+class _OverBudget(_Failed):
+    """A command the low-level steps left cannot carry out: the episode is cut short there, as ALFRED's
+    limit would cut the embodied episode (retrying it, or a longer one, could only fail again)."""
+
+
 class AlfredTextEnv(gymnasium.Env):
     metadata: ClassVar[dict] = {"render_modes": []}
 
@@ -95,16 +101,18 @@ class AlfredTextEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
         super().reset(seed=seed)
-        options = options or {}
-        self.episode = choose_episode(self.episodes, self.scenes, options.get("episode"), self.np_random)
+        self.episode = None  # until this reset is done: every option is checked before the state is touched
+        options = reset_options(options, ("episode", "annotation"))
+        episode = choose_episode(self.episodes, self.scenes, options.get("episode"), self.np_random)
+        k = options.get("annotation", 0)
+        annotation = None if k == "template" else annotation_of(episode, k)
+        self.episode = episode
         self.scene, self.state = self.scenes[self.episode.scene_id], self.episode.initial_state
         if self.scene.id not in self._routes:  # a scene not met before: its route tables are built now
             self._routes[self.scene.id] = UseRoutes(self.scene, self.catalog)
             self._routes[self.scene.id].prepare(self.state)
         self.routes = self._routes[self.scene.id]
         self._memo_objects: dict | None = None  # the objects `_memo` was derived from
-        k = options.get("annotation", 0)
-        annotation = None if k == "template" else annotation_of(self.episode, k)
         task = goal_sentence(self.episode.goal) if annotation is None else annotation.task_desc.strip().rstrip(".")
         self.task = "".join(c for c in task if c in string.printable)
         self.names: dict[str, str] = {}
@@ -127,10 +135,11 @@ class AlfredTextEnv(gymnasium.Env):
 
     def step(self, command: str) -> tuple[str, float, bool, bool, dict]:
         if self.episode is None:
-            raise RuntimeError("call reset() before step()")
+            raise RuntimeError(NEEDS_RESET)
         if self.over:
             raise RuntimeError(f"episode {self.episode.id} is over ({self.over}): call reset() to start another")
         self.commands += 1
+        spent = False
         try:
             parsed = self.wording.parse(command)
             if parsed is None:
@@ -142,11 +151,12 @@ class AlfredTextEnv(gymnasium.Env):
         except _Failed as failure:
             feedback, self.last = NOTHING, (False, str(failure))
             self.failed_commands += 1
+            spent = isinstance(failure, _OverBudget)
         info = self._info()
         newly_won = info["won"] and not self.won
         self.won = info["won"]
         truncated = not self.won and (
-            self.commands >= self.max_commands or len(self.low_level_actions) >= self.max_steps
+            spent or self.commands >= self.max_commands or len(self.low_level_actions) >= self.max_steps
         )
         if self.won or truncated:
             self.over = "the goal is met" if self.won else "a limit was reached"
@@ -343,7 +353,7 @@ class AlfredTextEnv(gymnasium.Env):
                 walk_to(action.target)
             do(action)
         if len(self.low_level_actions) + len(done) > self.max_steps:
-            raise _Failed(f"the command needs {len(done)} low-level steps, over the limit of {self.max_steps}")
+            raise _OverBudget(f"the command needs {len(done)} low-level steps, over the limit of {self.max_steps}")
         objects, self.state = self.state.objects, state
         self.low_level_actions += done
         if state.objects is not objects:

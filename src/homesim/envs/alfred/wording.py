@@ -113,7 +113,7 @@ class Wording:
 
     def parse(self, text: object) -> tuple[str, tuple[str, ...]] | None:
         """The verb and object names a command stands for, or None if it is no command of this version."""
-        if not isinstance(text, str):
+        if not isinstance(text, str) or len(text) > MAX_COMMAND:  # (a long one would stay in the cache)
             return None
         return _parse(text, self.moves)
 
@@ -184,6 +184,9 @@ _PATTERNS = {
     moves: [(verb, re.compile(pattern + "$")) for verb, pattern in (*_VERBS, ("put", _PUT[moves]))]
     for moves in (True, False)
 }
+
+
+MAX_COMMAND = 256  # characters: the action space's longest text
 
 
 @functools.lru_cache(maxsize=4096)  # agents say the same few commands again and again

@@ -17,7 +17,7 @@ from homesim.datasets.alfred.episode import AlfredEpisode
 from homesim.envs.alfred.text import AlfredTextEnv
 from homesim.envs.alfred.text_expert import expert_step
 from homesim.evaluation.records import EpisodeRecord
-from homesim.evaluation.runner import agent_measures, ask_agent, reset_agent, task_spec
+from homesim.evaluation.runner import AGENT_ERROR, agent_measures, ask_agent, reset_agent, task_spec
 from homesim.planning.alfred.expert import Unrecoverable
 from homesim.world.actions import STOP
 
@@ -75,11 +75,16 @@ def run_text_episode(
         shown = filter_observation(observation_filter, _observation(env, text, info, task, hints))
         return _without_task(shown) if hides_goal else shown
 
+    raised = False
     while not (won or truncated):
-        command, problem = None, broken
-        if broken is None:
+        problem = broken
+        if problem is None:
             reply, problem = ask_agent(agent, seen)
-            command = _command(reply)
+        if problem is not None:  # the agent raised: the episode ends there
+            failures.append([len(commands), problem])
+            raised = True
+            break
+        command = _command(reply)
         if command == STOP:
             stopped = True
             break
@@ -87,7 +92,7 @@ def run_text_episode(
         commands.append([command if isinstance(command, str) else repr(command), None])
         success.append(info["last_command_success"])
         if not info["last_command_success"]:
-            failures.append([len(commands) - 1, problem or info["problem"]])
+            failures.append([len(commands) - 1, info["problem"]])
     return EpisodeRecord(
         episode_id=episode.id,
         annotation=annotation,
@@ -102,7 +107,7 @@ def run_text_episode(
         path_length=info["low_level_steps"],
         reference_length=len(episode.expert_actions),
         stopped=stopped,
-        end_reason="goal_satisfied" if won else "stop" if stopped else _budget(env, info),
+        end_reason=AGENT_ERROR if raised else "goal_satisfied" if won else "stop" if stopped else _budget(env, info),
         commands=len(commands),
         measures=agent_measures(agent),
     )

@@ -31,7 +31,7 @@ from homesim.evaluation.handmethat.metrics import HANDMETHAT_METRICS
 from homesim.evaluation.handmethat.playback import handmethat_replay
 from homesim.evaluation.handmethat.report import compare_runs, handmethat_table
 from homesim.evaluation.records import EpisodeRecord, unplayed_record
-from homesim.evaluation.runner import Play, agent_measures, ask_agent, reset_agent
+from homesim.evaluation.runner import AGENT_ERROR, Play, agent_measures, ask_agent, reset_agent
 from homesim.evaluation.suite import Breakdown, Comparison, OptionError, PersonPlay, Protocol, Suite, TextPlay
 from homesim.language.handmethat import speech
 from homesim.language.handmethat.text import HELP
@@ -130,17 +130,22 @@ def run_handmethat_episode(env: HandMeThatEnv, agent: Agent, episode: HandMeThat
         }
         return observation | told | ({"expert_command": env.expert_command()} if hints else {})
 
+    raised = False
     while not (terminated or truncated):
-        command, problem = None, broken
-        if broken is None:
+        problem = broken
+        if problem is None:
             reply, problem = ask_agent(agent, seen)
-            command = reply.action if isinstance(reply, AgentAction) else reply
+        if problem is not None:  # the agent raised: the episode ends there
+            played.failures.append([len(played.actions), problem])
+            raised = True
+            break
+        command = reply.action if isinstance(reply, AgentAction) else reply
         text, reward, terminated, truncated, info = env.step(command)
         rewards.append(reward)
         said = command if isinstance(command, str) else repr(command)
-        played.keep(said, None, info["last_command_success"], problem or info["problem"])
+        played.keep(said, None, info["last_command_success"], info["problem"])
     stopped = terminated and not info["won"]
-    return handmethat_record(episode, split, played, info, stopped, agent_measures(agent), rewards)
+    return handmethat_record(episode, split, played, info, stopped, agent_measures(agent), rewards, raised)
 
 
 def handmethat_record(
@@ -151,9 +156,11 @@ def handmethat_record(
     stopped: bool,
     agent: dict | None = None,
     rewards: Sequence[float] = (),
+    raised: bool = False,
 ) -> EpisodeRecord:
     """An episode's record from the commands said, the env's last `info` (won, score, moves, questions), the
-    agent's own figures (`runner.agent_measures`) and each command's reward."""
+    agent's own figures (`runner.agent_measures`), each command's reward, and whether the agent's exception
+    ended it."""
     return EpisodeRecord(
         episode_id=episode.id,
         annotation=0,
@@ -168,7 +175,7 @@ def handmethat_record(
         path_length=info["moves"],
         reference_length=len(episode.demo_actions),
         stopped=stopped,
-        end_reason="goal_satisfied" if info["won"] else "stop" if stopped else "max_steps",
+        end_reason=AGENT_ERROR if raised else "goal_satisfied" if info["won"] else "stop" if stopped else "max_steps",
         commands=info["moves"],
         suite="handmethat",
         measures=_measures(episode, info, rewards) | (agent or {}),

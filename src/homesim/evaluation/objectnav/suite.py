@@ -33,7 +33,7 @@ from homesim.evaluation.objectnav.report import compare_runs, objectnav_table
 from homesim.evaluation.objectnav.text_play import TEXT_PLAY, observation_text
 from homesim.evaluation.objectnav.verify import check_record
 from homesim.evaluation.records import EpisodeRecord, unplayed_record
-from homesim.evaluation.runner import Play, agent_measures, ask_agent, reset_agent
+from homesim.evaluation.runner import AGENT_ERROR, Play, agent_measures, ask_agent, reset_agent
 from homesim.evaluation.suite import Comparison, OptionError, PersonPlay, Protocol, RecordDrawing, Suite
 from homesim.tasks.objectnav import ObjectNavEpisode
 from homesim.tasks.objectnav_criteria import CRITERIA, DEFAULT_CRITERIA, SUCCESS_DISTANCE, VIEW_POINT_DISTANCE
@@ -120,27 +120,36 @@ class ObjectNavRunner:
         observation, info = self.env.reset(options={"episode": episode})
         broken = reset_agent(self.agent, lambda: task_spec(episode))
         played = Play()
-        terminated = truncated = False
+        terminated = truncated = raised = False
         while not (terminated or truncated):
-            answer, problem = None, broken
-            if broken is None:
+            problem = broken
+            if problem is None:
                 told = {k: info[k] for k in ("last_action_success", "last_action_message")}  # a blocked move
                 shown = observation | told | ({"expert_action": info["expert_action"]} if self.hints else {})
                 reply, problem = ask_agent(self.agent, lambda: shown)
-                if problem is None:
-                    answer = reply.action if isinstance(reply, AgentAction) else reply
+            if problem is not None:  # the agent raised: the episode ends there, judged where the robot stands
+                played.failures.append([len(played.actions), problem])
+                info, raised = info | self.env.verdict(), True
+                break
+            answer = reply.action if isinstance(reply, AgentAction) else reply
             observation, _, terminated, truncated, info = self.env.step(answer)
             if terminated:
                 break
-            played.keep(info["last_action"], None, info["last_action_success"], problem or info["last_action_message"])
-        return objectnav_record(episode, split, played, info, terminated, agent_measures(self.agent))
+            played.keep(info["last_action"], None, info["last_action_success"], info["last_action_message"])
+        return objectnav_record(episode, split, played, info, terminated, agent_measures(self.agent), raised)
 
 
 def objectnav_record(
-    episode: ObjectNavEpisode, split: str, played: Play, info: dict, stopped: bool, agent: dict | None = None
+    episode: ObjectNavEpisode,
+    split: str,
+    played: Play,
+    info: dict,
+    stopped: bool,
+    agent: dict | None = None,
+    raised: bool = False,
 ) -> EpisodeRecord:
-    """An episode's record from its steps (the STOP left out), the env's last `info` (its verdict) and the
-    agent's own figures (`runner.agent_measures`)."""
+    """An episode's record from its steps (the STOP left out), the env's last `info` (its verdict), the
+    agent's own figures (`runner.agent_measures`), and whether the agent's exception ended it."""
     return EpisodeRecord(
         episode_id=episode.episode_id,
         annotation=0,
@@ -155,7 +164,7 @@ def objectnav_record(
         path_length=len(played.actions),
         reference_length=len(episode.reference_actions),
         stopped=stopped,
-        end_reason="stop" if stopped else "max_steps",
+        end_reason=AGENT_ERROR if raised else "stop" if stopped else "max_steps",
         suite="objectnav",
         measures=info["measures"] | (agent or {}),
     )

@@ -57,6 +57,9 @@ def normal(text: str) -> str:
     return " ".join(text.lower().split()).rstrip(".").strip()
 
 
+MAX_COMMAND = 256  # characters: the action space's longest text
+
+
 @lru_cache(maxsize=4096)  # agents say the same few commands again and again
 def _match(text: str) -> tuple[str, tuple[str, ...]] | None:
     for verb, pattern in _PATTERNS:
@@ -69,6 +72,8 @@ def _match(text: str) -> tuple[str, tuple[str, ...]] | None:
 def parse(text: str, state: HmtState, names: Names) -> HmtAction | str | None:
     """The robot action a command stands for, a meta command ("look", "question: ...", ...), or None when
     it is not understood (no such command, no such thing, a thing of the wrong class)."""
+    if len(text) > MAX_COMMAND:  # no command is this long (and a long one would stay in the cache)
+        return None
     said = normal(text)
     if said in META or said.startswith(QUESTION):
         return said

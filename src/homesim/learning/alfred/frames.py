@@ -27,6 +27,7 @@ from homesim.datasets.alfred.episode import AlfredEpisode
 from homesim.datasets.sources import read_episodes
 from homesim.envs.alfred.embodied import semantic_classes
 from homesim.errors import DataError
+from homesim.files import write_file
 from homesim.parallel import Failed, Workers, run_chunks
 from homesim.render import ALFRED, Frame, Renderer
 from homesim.world.actions import ACTIONS, STOP
@@ -203,9 +204,7 @@ class FramesSummary:
 
 
 def _write_json(path: Path, value: dict) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(value, indent=1) + "\n")
-    os.replace(tmp, path)
+    write_file(path, json.dumps(value, indent=1) + "\n")
 
 
 def frames_meta(settings: dict, trajectories: int, steps: int, complete: bool) -> dict:

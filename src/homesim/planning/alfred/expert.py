@@ -337,17 +337,20 @@ class Expert:
         return plan(self.scene, state, self.goal, self.agent, self.catalog, self.sees)
 
     def next_action(self, state: State) -> Action:
-        on_plan = (
-            self._plan is not None and self._next < len(self._plan.actions) and self._plan.states[self._next] == state
-        )
+        """The plan's action for `state`: the next one where the world moved on as planned, the same one again
+        where it did not (asked twice, or after a failed step: the answer is a function of the state and the
+        plan, never of how often it was asked); else a new plan's first. `subgoal` says which step it serves."""
         self.subgoal = None
-        if not on_plan:
-            if goal_satisfied(self.scene, state, self.goal, self.agent):
-                return Action(A.STOP)
-            self._plan, self._next = self.plan(state), 0
-            if not self._plan.actions:
-                return Action(A.STOP)
-        action = self._plan.actions[self._next]
-        self.subgoal = self._plan.subgoals[self._plan.subgoal_index[self._next]]
-        self._next += 1
-        return action
+        if self._plan is not None:
+            for i in (self._next, self._next - 1):
+                if 0 <= i < len(self._plan.actions) and self._plan.states[i] == state:
+                    self._next = i + 1
+                    self.subgoal = self._plan.subgoals[self._plan.subgoal_index[i]]
+                    return self._plan.actions[i]
+        if goal_satisfied(self.scene, state, self.goal, self.agent):
+            return Action(A.STOP)
+        self._plan, self._next = self.plan(state), 1
+        if not self._plan.actions:
+            return Action(A.STOP)
+        self.subgoal = self._plan.subgoals[self._plan.subgoal_index[0]]
+        return self._plan.actions[0]

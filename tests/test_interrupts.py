@@ -1,0 +1,189 @@
+"""Commands interrupted (SIGINT, as Ctrl-C sends, or SIGKILL) at chosen and at random moments: nothing
+finished is lost or damaged, a rerun continues to the bytes of an uninterrupted run, and worker processes
+end with their parent. A few trials in the default run; many under `slow` (the figures are printed)."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+SLOW_TRIALS = 16  # interrupts at random moments under `-m slow` (two chosen ones in the default run)
+
+
+def _environment() -> dict:
+    return os.environ | {"PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")]), "COLUMNS": "200"}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"  # a zombie has ended
+    except FileNotFoundError:
+        return False
+
+
+WORKERS_SCRIPT = """
+import os, sys, time
+from homesim.parallel import Workers, run_chunks
+
+def setup():
+    return None
+
+def work(_, chunk):
+    with open(os.path.join(sys.argv[1], str(os.getpid())), "w"):
+        pass
+    time.sleep(600)
+
+for _ in run_chunks(setup, (), work, [1, 2], Workers(2)):
+    pass
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_worker_processes_end_when_their_parent_is_killed(tmp_path):
+    parent = subprocess.Popen([sys.executable, "-c", WORKERS_SCRIPT, str(tmp_path)], env=_environment())
+    try:
+        deadline = time.monotonic() + 60
+        while len(list(tmp_path.iterdir())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        workers = [int(p.name) for p in tmp_path.iterdir()]
+        assert len(workers) == 2 and all(map(_alive, workers))
+    finally:
+        parent.kill()
+        parent.wait()
+    deadline = time.monotonic() + 10
+    while any(map(_alive, workers)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [pid for pid in workers if _alive(pid)]
+    for pid in left:  # (not left behind by this test either)
+        os.kill(pid, signal.SIGKILL)
+    assert not left, "worker processes outlived their killed parent"
+
+
+# --- evaluate and generate interrupted, then run again ------------------------------------------------------
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def episodes(tmp_path_factory) -> Path:
+    from homesim.datasets.folder import write_dataset
+    from homesim.datasets.objectnav.generate import generate
+
+    splits, scenes, _ = generate(3, 4, seed=1)
+    folder = tmp_path_factory.mktemp("objectnav") / "data"
+    write_dataset(folder, splits, scenes, {}, suite="objectnav")
+    return folder
+
+
+def _command(kind: str, out: Path, episodes: Path, seed: int = 0, workers: int = 1) -> list[str]:
+    common = ["--out", str(out), "--seed", str(seed), "--workers", str(workers)]
+    if kind == "evaluate":
+        return ["evaluate", "--episodes", str(episodes), "--agent", "random", *common]
+    return ["generate", "handmethat", "--episodes", "24", *common]
+
+
+def _homesim(args: list[str], timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "homesim", *args], env=_environment(), capture_output=True,
+                          text=True, timeout=timeout)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def references(episodes, tmp_path_factory) -> dict:
+    """Each command's output when nothing interrupts it, and an older finished one to be overwritten."""
+    root, made = tmp_path_factory.mktemp("references"), {}
+    for kind in ("evaluate", "generate"):
+        for seed in (0, 1):
+            done = _homesim(_command(kind, root / f"{kind}-{seed}", episodes, seed))
+            assert done.returncode == 0, done.stderr
+            made[kind, seed] = root / f"{kind}-{seed}"
+    return made
+
+
+TRIAL_FIGURES: Counter = Counter()
+
+
+def _trial(kind, how, moment, workers, overwrite, episodes, references, tmp_path) -> None:
+    """Runs the command, interrupts it (`how`: SIGINT or SIGKILL) at `moment` (seconds, or "first record"),
+    checks that nothing finished was lost or damaged, runs it again and checks the bytes."""
+    out, reference = tmp_path / "out", _files(references[kind, 0])
+    old = None
+    if overwrite:  # a finished output of other settings, which the interrupted run was replacing
+        shutil.copytree(references[kind, 1], out)
+        old = _files(out)
+    args = _command(kind, out, episodes, workers=workers) + ["--overwrite"] * overwrite
+    started = time.monotonic()
+    process = subprocess.Popen([sys.executable, "-m", "homesim", *args], env=_environment(),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    records = Path(f"{out}.partial") / "records.jsonl"
+    while process.poll() is None:
+        if moment == "first record" and records.is_file() and records.stat().st_size:
+            break
+        if moment != "first record" and time.monotonic() - started >= moment:
+            break
+        time.sleep(0.01)
+    process.send_signal(how)
+    stdout, stderr = process.communicate(timeout=120)
+    assert "Traceback" not in stdout + stderr, stdout + stderr
+    finished = process.returncode == 0
+    if how == signal.SIGINT and not finished:
+        assert process.returncode == 130 and "run the same command again to continue" in " ".join(stdout.split())
+    if finished:
+        assert _files(out) == reference
+    elif overwrite:
+        assert _files(out) == old, "an interrupted --overwrite damaged the finished output it was replacing"
+    else:
+        assert not out.exists(), "an unfinished output appeared under its final name"
+    again = _homesim(args)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert _files(out) == reference, "the run continued after an interrupt differs from an uninterrupted one"
+    TRIAL_FIGURES[kind, signal.Signals(how).name, "finished before" if finished else "interrupted"] += 1
+
+
+CHOSEN = [  # (command, signal, moment, workers, overwrite)
+    ("evaluate", signal.SIGINT, "first record", 1, True),
+    ("generate", signal.SIGKILL, 2.5, 2, False),
+]
+
+
+@pytest.mark.parametrize("kind, how, moment, workers, overwrite", CHOSEN, ids=["evaluate-SIGINT", "generate-SIGKILL"])
+def test_an_interrupted_command_loses_nothing_and_continues_to_the_same_bytes(
+    episodes, references, tmp_path, kind, how, moment, workers, overwrite
+):
+    _trial(kind, how, moment, workers, overwrite, episodes, references, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("trial", range(SLOW_TRIALS))
+def test_interrupts_at_random_moments(episodes, references, tmp_path, trial):
+    rng = random.Random(trial)
+    kind = rng.choice(["evaluate", "generate"])
+    how = rng.choice([signal.SIGINT, signal.SIGKILL])
+    _trial(kind, how, rng.uniform(1.0, 8.0), rng.choice([1, 2]), rng.random() < 0.5, episodes, references, tmp_path)
+    print(f"\ninterrupt trials: {dict(TRIAL_FIGURES)}")
+
+
+def test_a_ray_address_where_something_else_listens_is_given_up_on(tmp_path):
+    """Issue 33, item 6: Ray, given an address where no cluster answers, retried for ever and ignored SIGTERM."""
+    import socket
+
+    pytest.importorskip("ray")
+    with socket.create_server(("127.0.0.1", 0)) as server:  # listens, and never answers
+        address = f"127.0.0.1:{server.getsockname()[1]}"
+        args = ["evaluate", "--backend", "ray", "--ray-address", address, "--out", str(tmp_path / "o")]
+        done = subprocess.run([sys.executable, "-m", "homesim", *args], env=_environment() | {"HOMESIM_RAY_ANSWER": "3"},
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 1 and f"no Ray cluster answered at {address} within 3" in done.stderr
+    assert "Traceback" not in done.stderr
