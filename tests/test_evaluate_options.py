@@ -63,8 +63,11 @@ def test_report_on_a_run_that_claims_what_its_suite_has_not_is_one_line(objectna
     assert run("evaluate", "--episodes", objectnav_data, "--agent", "random", "--out", out)[0].exit_code == 0
     settings = json.loads((out / "run.json").read_text())
     (out / "run.json").write_text(json.dumps(settings | {"subgoals": True}))
+    result, said = run("report", out)  # the manifest names the file changed since it was written
+    assert result.exit_code == 1 and "run.json: (file)" in said and "changed since" in said
+    (out / "manifest.json").unlink()  # a run without one: its settings are read, and refused
     result, said = run("report", out)
-    assert result.exit_code == 1 and f"cannot read the evaluation in {out}: subgoals: ObjectNav has no sub-goal" in said
+    assert result.exit_code == 1 and f"{out / 'run.json'}: subgoals: ObjectNav has no sub-goal" in said
 
 
 def test_report_compares_objectnav_runs(objectnav_data, tmp_path):

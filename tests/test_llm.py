@@ -30,13 +30,13 @@ MODEL = "stand-in"
 def _evaluate(suite, episodes, url, out, interface=None, options=None, split=None, workers=1, **settings):
     source = read_episodes(episodes, None, split, suite)
     entry = suite_named(source.suite)
-    agent_options = {"base_url": url, "model": MODEL, "cache": str(out / "cache.sqlite"), "examples": 1,
+    agent_options = {"base_url": url, "model": MODEL, "cache": str(out.parent / f"{out.name}.cache.sqlite"), "examples": 1,
                      "examples_from": None if episodes is None else str(episodes), "context": 100_000} | settings  # fmt: skip
     config = EvaluationConfig(
         agent="llm", suite=entry.name, interface=interface or entry.interfaces[0],
         options=entry.options(options or {}, {}), agent_options=agent_options,
     )  # fmt: skip
-    summary = evaluate(source.splits, source.scenes, config, out, workers)
+    summary = evaluate(source.splits, source.scenes, config, out, workers, overwrite=True)  # offline: round after round
     return summary, read_records(out / "records.jsonl")
 
 
@@ -264,7 +264,8 @@ def test_a_cache_of_another_model_is_refused_in_one_line(tmp_path):
         _evaluate("alfred", None, standin.url, tmp_path, "text", examples=0, max_steps=1)
         standin.model = "other"
         result = run("evaluate", "--agent", "llm", "--llm-base-url", standin.url, "--llm-model", "other",
-                     "--llm-cache", tmp_path / "cache.sqlite", "--interface", "text", "--out", tmp_path / "b")  # fmt: skip
+                     "--llm-cache", tmp_path.parent / f"{tmp_path.name}.cache.sqlite", "--interface", "text",
+                     "--out", tmp_path / "b")  # fmt: skip
     assert result.exit_code != 0 and "meta.model: holds answers of model 'stand-in', not 'other'" in said(result)
     (tmp_path / "garbage.sqlite").write_bytes(b"not a database at all" * 100)
     broken = run("evaluate", "--agent", "llm", "--llm-base-url", "http://127.0.0.1:9/v1", "--llm-cache",

@@ -262,7 +262,7 @@ def evaluate_command(
             where = agent_options.get("offline")
             console.print(
                 f"[yellow]{waiting} episodes wait for answers:[/] the prompts are in {where}/prompts; put the answers"
-                f" in {where}/answers (<key>.txt, or OpenAI batch output .jsonl) and run the same command again"
+                f" in {where}/answers (<key>.txt, or OpenAI batch output .jsonl) and run the same command again, with --overwrite"
             )
     if "warning" in summary:
         console.print(f"[bold yellow]warning:[/] {summary['warning']}")

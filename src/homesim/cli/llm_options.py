@@ -23,7 +23,7 @@ Offline = Annotated[
     _option("no endpoint: write each prompt to DIR/prompts, read its answer from DIR/answers; run again to go on"),
 ]
 Cache = Annotated[
-    Path | None, _option("SQLite answer cache: a rerun asks nothing twice (default OUT/llm_cache.sqlite)")
+    Path | None, _option("SQLite answer cache: a rerun asks nothing twice (default OUT.llm_cache.sqlite, beside the output folder)")
 ]
 Preset = Annotated[str | None, _option("react (a thought line, then the command; the default) or act (the command)")]
 Template = Annotated[Path | None, _option("a Jinja2 prompt template of your own (blocks system and turn)", exists=True)]
@@ -52,7 +52,7 @@ def agent_options(given: dict[str, object], episodes: Path | None, layouts: Path
     command: the cache in the output folder, the example games from the evaluated episodes."""
     options = {name: (str(value) if isinstance(value, Path) else value) for name, value in given.items()}
     options = {name: value for name, value in options.items() if value is not None}
-    options.setdefault("cache", str(out / "llm_cache.sqlite"))
+    options.setdefault("cache", str(out.parent / f"{out.name}.llm_cache.sqlite"))  # beside OUT: it outlives OUT.partial
     options.setdefault("examples_from", None if episodes is None else str(episodes))
     options.setdefault("layouts", None if layouts is None else str(layouts))
     return {name: value for name, value in options.items() if value is not None}
