@@ -165,7 +165,9 @@ def test_report_plots_training_curves_of_checkpoints(tmp_path):
         assert all((panel == colour).all(axis=-1).sum() > 20 for colour in COLOURS[:2])
     (tmp_path / "c.pt.log.jsonl").write_text('{"step": 1, "loss": 0.5}\n{"loss": 0.4}\n')
     bad = CliRunner().invoke(app, ["report", str(tmp_path / "c.pt"), "--plot", str(out)], env={"COLUMNS": "300"})
-    assert bad.exit_code == 2  # c.pt itself does not exist: a checkpoint or a log, as given
+    assert bad.exit_code == 1 and "c.pt.log.jsonl:2: step: missing" in bad.output  # c.pt itself need not exist
+    gone = CliRunner().invoke(app, ["report", str(tmp_path / "d.pt"), "--plot", str(out)], env={"COLUMNS": "300"})
+    assert gone.exit_code == 1 and "d.pt.log.jsonl: (file): no training log" in gone.output
     bad = CliRunner().invoke(app, ["report", str(tmp_path / "c.pt.log.jsonl"), "--plot", str(out)])
     assert bad.exit_code == 1 and "c.pt.log.jsonl:2: step: missing" in bad.output and "Traceback" not in bad.output
     (tmp_path / "d.pt").write_bytes(b"")

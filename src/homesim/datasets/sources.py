@@ -92,9 +92,10 @@ def kind_of(path: str | Path) -> str:
             return "dataset"
         if _near(path, "traj_data.json", ALFRED_DEPTH):
             return "alfred_trajectories"
+        from homesim.datasets.handmethat.export import DATA_INFO
         from homesim.datasets.handmethat.files import is_handmethat_file
 
-        if any(is_handmethat_file(p) for p in _near(path, "*.json", HANDMETHAT_DEPTH)):
+        if (path / DATA_INFO).is_file() or any(is_handmethat_file(p) for p in _near(path, "*.json", HANDMETHAT_DEPTH)):
             return "handmethat_files"
         raise DataError(
             str(path),
