@@ -288,5 +288,5 @@ def test_generate_objectnav_on_alfreds_floor_plans(alfred_layouts, tmp_path):
     assert all(s.startswith("FloorPlan") for s in scenes) and sum(map(len, splits.values())) >= 4
     seen = {e.scene_id for e in splits["train"]}
     assert not seen & {e.scene_id for e in splits["val"] + splits["test"]}
-    missing = CliRunner().invoke(app, ["generate", "objectnav", "--scenes", "alfred", "--out", str(tmp_path / "o")])
+    missing = CliRunner().invoke(app, ["generate", "objectnav", "--scenes", "alfred", "--out", str(tmp_path)])
     assert missing.exit_code != 0 and "--layouts" in missing.output
