@@ -135,7 +135,7 @@ def test_an_agent_trained_with_vision_asks_for_frames(frames, env, tmp_path):
     alfred_env, episodes = env
     blind = AlfredEnv(episodes, alfred_env.scenes, max_steps=3, interaction="mask")
     record = run_episode(blind, load_agent(str(out)), episodes[0])
-    assert record.end_reason == "agent_error" and "--pixels rgb" in record.failures[0][1]  # it raises: the end
+    assert record.end_reason == "agent_error" and "--pixels rgb" in record.failures[0][1]  # (its first exception)
 
 
 def test_commands_answer_bad_requests_in_one_line(frames, tmp_path):

@@ -30,3 +30,6 @@ def test_the_demo_explains_its_counts_keeps_one_split_order_and_says_what_next(t
     assert "Success [95% CI]" in out and "SoftSPL" in out and "--agent frontier" in out
     expert = json.loads((tmp_path / "objectnav" / "expert" / "summary.json").read_text())["splits"]["val"]["all"]
     assert expert["success"]["value"] == 1.0
+    # run again, it leaves what it made alone unless asked (issue 25, item 3)
+    again = CliRunner().invoke(app, ["demo", "--episodes", "10", "--out", str(tmp_path)], env={"COLUMNS": "300"})
+    assert again.exit_code == 1 and "holds a finished dataset: give --overwrite" in " ".join(again.output.split())

@@ -303,5 +303,5 @@ def test_generate_objectnav_on_alfreds_floor_plans(alfred_layouts, tmp_path):
         assert (f"{split}: {len(made)} of the 2 episodes asked for: some of its scenes" in said) == (len(made) < 2)
     seen = {e.scene_id for e in splits["train"]}
     assert not seen & {e.scene_id for e in splits["val"] + splits["test"]}
-    missing = CliRunner().invoke(app, ["generate", "objectnav", "--scenes", "alfred", "--out", str(tmp_path.parent / "o")])
+    missing = CliRunner().invoke(app, ["generate", "objectnav", "--scenes", "alfred", "--out", str(tmp_path)])
     assert missing.exit_code != 0 and "--layouts" in missing.output

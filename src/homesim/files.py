@@ -6,8 +6,12 @@
   command finishes, after its `manifest.json` (every file's size and SHA-256, written last). So `<out>`
   exists only whole; an interrupted command leaves `<out>.partial`, which the same command, run again,
   continues (`Output.resumed`); a finished output is replaced only when asked (`--overwrite`), and only by
-  an output of its own kind, and it stays until the new one is complete. `check_manifest` is what readers
-  call: a file changed or cut short since is named.
+  an output of its own kind, and it stays until the new one is complete; nothing is made inside another
+  output, nor over files that are not homesim's. `check_manifest` is what readers call: a file changed or
+  cut short since is named.
+* Reading: `read_json` and `regular_file` refuse what is not a file (a device, a pipe) or is too large, and
+  name the file; `validated` checks values against an input model (`homesim.datasets.formats`) and names
+  the field.
 * A `Journal` keeps the results of a command's finished chunks of work in its `.partial` folder, so that
   the command run again after a kill takes them instead of doing the work again (the same bytes as a run
   that was never interrupted: results are put together in their own order, not in the order they came).

@@ -250,16 +250,16 @@ def generate_alfred(
     from homesim.language.alfred.directives import annotate
     from homesim.world.catalog import alfred_catalog
 
+    if scenes not in ("procedural", "alfred"):
+        raise typer.BadParameter("use procedural or alfred", param_hint="--scenes")
+    if scenes == "alfred" and layouts is None:
+        raise typer.BadParameter("--scenes alfred needs --layouts", param_hint="--layouts")
     check_output(out, "dataset", overwrite)
     runs_on = workers_of(workers, backend, ray_address, ("homesim.datasets.alfred.generate",))
     if scenes == "procedural":
         places = procedural_places(split_counts(episodes), seed)
-    elif scenes == "alfred":
-        if layouts is None:
-            raise typer.BadParameter("--scenes alfred needs --layouts", param_hint="--layouts")
-        places = alfred_places(*_alfred_floor_plans(layouts, trajectories or []), alfred_catalog())
     else:
-        raise typer.BadParameter("use procedural or alfred", param_hint="--scenes")
+        places = alfred_places(*_alfred_floor_plans(layouts, trajectories or []), alfred_catalog())
 
     source = {"generator": f"homesim {__version__}", "scenes": scenes, "seed": seed, "episodes": episodes}
     settings = source | {"layouts": str(layouts), "trajectories": [str(t) for t in trajectories or []]}

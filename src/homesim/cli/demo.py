@@ -11,7 +11,7 @@ from rich.progress import track
 from rich.table import Table
 
 from homesim.cli.alfred import generate_alfred
-from homesim.cli.common import app, console
+from homesim.cli.common import OverwriteOption, app, console
 from homesim.cli.evaluate import evaluate_command
 from homesim.cli.objectnav_generate import generate_objectnav
 from homesim.files import write_file
@@ -83,6 +83,7 @@ def demo(
     episodes: Annotated[int, typer.Option(min=5, help="demonstrations to generate")] = 70,
     seed: Annotated[int, typer.Option(help="seed of the generated dataset")] = 0,
     out: Annotated[Path, typer.Option(help="folder for the dataset and both evaluations")] = Path("out/demo"),
+    overwrite: OverwriteOption = False,
 ) -> None:
     """The built-in default: generate a small dataset on procedural rooms, then evaluate the expert and
     the random agent on it under ALFRED's protocol; then the same for ObjectNav, in three generated houses.
@@ -92,6 +93,7 @@ def demo(
         scenes="procedural",
         seed=seed,
         out=out / "dataset",
+        overwrite=overwrite,
         workers=1,
         layouts=None,
         trajectories=None,
@@ -100,12 +102,18 @@ def demo(
     def expert_and_random(folder: Path, suite: str, split: str | None) -> None:
         for agent in ("expert", "random"):
             evaluate_command(
-                episodes=folder / "dataset", agent=agent, suite=suite, split=split, seed=seed, out=folder / agent
+                episodes=folder / "dataset",
+                agent=agent,
+                suite=suite,
+                split=split,
+                seed=seed,
+                out=folder / agent,
+                overwrite=overwrite,
             )
 
     expert_and_random(out, "alfred", None)
     objectnav = out / "objectnav"
-    generate_objectnav(houses=3, episodes=4, seed=seed, out=objectnav / "dataset", workers=1)
+    generate_objectnav(houses=3, episodes=4, seed=seed, out=objectnav / "dataset", overwrite=overwrite, workers=1)
     expert_and_random(objectnav, "objectnav", "val")
     data = out / "dataset"
     console.print(

@@ -62,6 +62,10 @@ def generate_objectnav(
     """Generate ObjectNav episodes in seeded multi-room houses, with the working group's filters."""
     if format not in FORMATS:
         raise typer.BadParameter(f"use one of {', '.join(FORMATS)}", param_hint="--format")
+    if scenes not in ("houses", "alfred"):
+        raise typer.BadParameter("use houses or alfred", param_hint="--scenes")
+    if scenes == "alfred" and layouts is None:
+        raise typer.BadParameter("--scenes alfred needs --layouts", param_hint="--layouts")
     from homesim.datasets.objectnav.habitat import CATEGORY_TABLES, write_habitat
     from homesim.files import check_output
 
@@ -80,12 +84,8 @@ def generate_objectnav(
 
     places = ()
     if scenes == "alfred":
-        if layouts is None:
-            raise typer.BadParameter("--scenes alfred needs --layouts", param_hint="--layouts")
         places = _floor_plans(layouts, seed)
         houses = min(houses, len(places))
-    elif scenes != "houses":
-        raise typer.BadParameter("use houses or alfred", param_hint="--scenes")
 
     source = {"generator": f"homesim {__version__}", "scenes": scenes, "houses": houses, "seed": seed}
     settings = source | {"episodes": episodes, "format": format, "layouts": str(layouts), "categories": categories}

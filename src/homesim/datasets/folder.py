@@ -32,6 +32,7 @@ from homesim.world.scene import Scene
 
 FORMAT_VERSION = 1
 SPLIT_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # a split is a file name: no path in it
+SCENE_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}")
 EPISODE_TYPES: dict[str, type] = {t.suite: t for t in (AlfredEpisode, HandMeThatEpisode, ObjectNavEpisode)}
 
 
@@ -117,6 +118,9 @@ def read_dataset(
     if annotations:
         splits = {name: with_annotations(path, name, episodes) for name, episodes in splits.items()}
     used = sorted(_scene_ids(splits))
+    for scene_id in used:
+        if not SCENE_ID.fullmatch(scene_id):  # a file name in scenes/, never a path out of it
+            raise DataError(str(path), "scene_id", f"{scene_id!r} is not a scene id (letters, digits, - _ .)")
     check_manifest(path, [f"scenes/{scene_id}.json" for scene_id in used])
     scenes, read = {}, {}
     for scene_id in used:
