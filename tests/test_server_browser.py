@@ -37,8 +37,10 @@ def _port() -> int:
         return probe.getsockname()[1]
 
 
-def _homesim(*args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "homesim", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+def _homesim(*args: str, log: Path | None = None) -> subprocess.Popen:
+    """`homesim ARGS` in its own process, its output in `log` (a pipe nobody reads could fill and stop it)."""
+    out = open(log, "w") if log is not None else subprocess.DEVNULL  # noqa: SIM115  (the process keeps it)
+    return subprocess.Popen([sys.executable, "-m", "homesim", *args], stdout=out, stderr=subprocess.STDOUT)
 
 
 def _until(condition, seconds: float, what: str):
@@ -130,18 +132,21 @@ def test_a_worker_killed_mid_scoring_is_replaced_and_scores_once(tmp_path):
         session.flush()
         team = session.scalar(select(Team))
         submit(session, challenge.phases[0], team, json.loads(actions.read_text()), "random")
-    first = _homesim("challenge", "worker", "--db", url, "--poll", "0.1", "--lease", "2")
+    first = _homesim("challenge", "worker", "--db", url, "--poll", "0.1", "--lease", "2", log=tmp_path / "first.log")
 
     def status() -> tuple:
         with made() as session:
             row = session.scalar(select(Submission))
             return row.status, row.attempts
 
-    _until(lambda: status() == ("running", 1), 180, "the first worker to claim it")
+    try:
+        _until(lambda: status() == ("running", 1), 180, "the first worker to claim it")
+    except AssertionError as e:
+        raise AssertionError(f"{e}; status {status()}; the worker said: {(tmp_path / 'first.log').read_text()}") from None
     first.kill()
     first.wait(timeout=10)
     assert status() == ("running", 1)
-    second = _homesim("challenge", "worker", "--db", url, "--poll", "0.1", "--lease", "600")
+    second = _homesim("challenge", "worker", "--db", url, "--poll", "0.1", "--lease", "600", log=tmp_path / "second.log")
     try:
         _until(lambda: status()[0] == "finished", 120, "the second worker to score it")
     finally:
