@@ -123,9 +123,14 @@ def test_a_worker_killed_mid_scoring_is_replaced_and_scores_once(tmp_path):
     engine = connect(url)
     migrate(engine)
     made = sessions(engine)
-    episodes, scenes = builtin_episodes(count=12)
+    episodes, scenes = builtin_episodes(count=24)
     splits = {"test": episodes}
-    local, actions = _actions("alfred", "random", splits, scenes, tmp_path)  # 12,000 steps: a few seconds to score
+    # turning in place never fails, so each episode runs to ALFRED's 1000 steps: 24,000 steps, seconds to score
+    turning = {"format": "homesim-actions", "version": 1, "suite": "alfred",
+               "episodes": [{"episode_id": e.id, "actions": [["RotateLeft_90", None]] * 1000} for e in episodes]}  # fmt: skip
+    actions = tmp_path / "turning.json"
+    actions.write_text(json.dumps(turning))
+    local = evaluate(splits, scenes, EvaluationConfig(agent=str(actions), suite="alfred"), tmp_path / "local")
     with made.begin() as session:
         challenge = create_challenge(session, "crash", "crash", SUITES["alfred"], splits, scenes)
         add_team(session, "t")
