@@ -195,10 +195,11 @@ def test_a_ray_address_where_something_else_listens_is_given_up_on(tmp_path):
     assert "Traceback" not in done.stderr
 
 
-def test_ctrl_c_while_homesim_loads_is_no_traceback(tmp_path):
+@pytest.mark.parametrize("moment", [0.2, 0.5, 0.8, 1.1])  # (its modules take about a second to load)
+def test_ctrl_c_while_homesim_starts_is_no_traceback(tmp_path, moment):
     process = subprocess.Popen([sys.executable, "-m", "homesim", "evaluate", "--out", str(tmp_path / "o")],
                                env=_environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
-    time.sleep(0.3)  # (its modules take a second or more to load)
+    time.sleep(moment)
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=120)
-    assert process.returncode in (130, -signal.SIGINT) and "Traceback" not in stdout + stderr, stderr
+    assert process.returncode in (0, 130, -signal.SIGINT) and "Traceback" not in stdout + stderr, stderr  # (0: done)

@@ -6,10 +6,11 @@ import sys
 def main() -> None:
     try:
         from homesim.cli import app
-    except KeyboardInterrupt:  # Ctrl-C while the command's modules load: nothing was done yet
+
+        app(prog_name="homesim")
+    except KeyboardInterrupt:  # Ctrl-C while the command's modules load or its options are read: nothing done yet
         sys.stderr.write("interrupted\n")
         sys.exit(130)
-    app(prog_name="homesim")
 
 
 if __name__ == "__main__":
