@@ -193,3 +193,13 @@ def test_a_ray_address_where_something_else_listens_is_given_up_on(tmp_path):
                               text=True, timeout=120)  # fmt: skip
     assert done.returncode == 1 and f"no Ray cluster answered at {address} within 3" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("moment", [0.2, 0.5, 0.8, 1.1])  # (its modules take about a second to load)
+def test_ctrl_c_while_homesim_starts_is_no_traceback(tmp_path, moment):
+    process = subprocess.Popen([sys.executable, "-m", "homesim", "evaluate", "--out", str(tmp_path / "o")],
+                               env=_environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    time.sleep(moment)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode in (0, 130, -signal.SIGINT) and "Traceback" not in stdout + stderr, stderr  # (0: done)

@@ -112,7 +112,7 @@ def run_chunks(
     except BaseException:  # Ctrl-C, an error, or the caller stopped: the workers stop now, not after their chunks
         for process in list(getattr(pool, "_processes", {}).values()):  # (the pool's own, not public)
             process.kill()
-        pool.shutdown(wait=False, cancel_futures=True)
+        pool.shutdown(wait=True, cancel_futures=True)  # (its threads see the workers gone, and end)
         raise
     pool.shutdown()
 
