@@ -18,7 +18,7 @@ from homesim.agents.objectnav.frontier import FrontierAgent
 from homesim.agents.objectnav.simple import ObjectNavExpertAgent, ObjectNavRandomAgent
 from homesim.agents.protocol import AgentAction, TaskSpec
 from homesim.agents.registry import make_agent
-from homesim.envs.objectnav import CATEGORY_NAMES, ObjectNavEnv, episode_measures
+from homesim.envs.objectnav.env import CATEGORY_NAMES, ObjectNavEnv, episode_measures
 from homesim.evaluation.objectnav.metrics import OBJECTNAV_METRICS
 from homesim.evaluation.objectnav.report import objectnav_table
 from homesim.evaluation.records import EpisodeRecord, unplayed_record

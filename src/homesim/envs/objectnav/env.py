@@ -32,7 +32,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from homesim.envs.objectnav_episodes import ObjectNavEpisodes, objectnav_episodes
+from homesim.envs.objectnav.episodes import ObjectNavEpisodes, objectnav_episodes
 from homesim.tasks.objectnav import CATEGORIES, ObjectNavEpisode, embodied_scene, goal_field
 from homesim.tasks.objectnav_criteria import (
     DEFAULT_CRITERIA,
