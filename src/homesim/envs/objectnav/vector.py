@@ -1,0 +1,330 @@
+"""`homesim/ObjectNav-v0` as N episodes stepped as arrays: Gymnasium's native vector env, what
+`gymnasium.make_vec("homesim/ObjectNav-v0", num_envs=N, vectorization_mode="vector_entry_point")` makes.
+
+Env i of the batch is the single env (`env.ObjectNavEnv`) reset with seed s + i (Gymnasium's convention for
+`reset(seed=s)`), stepped with the i-th action, auto-reset the step after its episode ends (Gymnasium's
+NEXT_STEP mode: that step's action is ignored, its reward is 0): the same observations, rewards,
+terminations, truncations and infos, stacked as Gymnasium stacks a single env's (`SyncVectorEnv`), which
+`tests/test_env_objectnav_vector.py` checks step for step. No rule is written twice: a step is array
+look-ups in the tables of the single env's own rules, built once per house and goal set (the lattice motion of
+`NavGrid.node_moves` and `navgrid`'s turn and look functions; the distance to goal of `node_distances`), and
+an episode's end is judged by the single env's verdict (`env.episode_verdict`), called for each env that ends.
+
+Poses are nodes: the navigable lattice points of every house, numbered together, so a pose is an integer
+and a move is `next[node, heading]`. An episode must start on a node facing a heading the embodiment can
+turn to (every generated or imported episode does); any other is refused, naming the episode. Pixels and
+expert hints are not batched: use `vectorization_mode="sync"` for them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from homesim.envs.objectnav.env import (
+    CATEGORY_NAMES,
+    STEP_PENALTY,
+    SUCCESS_REWARD,
+    ObjectNavEnv,
+    episode_verdict,
+)
+from homesim.envs.objectnav.episodes import ObjectNavEpisodes
+from homesim.tasks.objectnav import ObjectGoal, goal_field
+from homesim.tasks.objectnav_criteria import DEFAULT_CRITERIA, SUCCESS_DISTANCE
+from homesim.world.objectnav.embodiment import LOCOBOT, Embodiment
+from homesim.world.objectnav.navgrid import (
+    ACTIONS,
+    LATTICE,
+    LOOK_SIGN,
+    TURN_SIGN,
+    NavGrid,
+    blocked_message,
+    heading,
+    nav_grid,
+    pitch_limit_message,
+    pitched,
+    turned,
+)
+from homesim.world.scene import Scene
+from homesim.world.state import AgentState
+
+DRAWS = 32  # episode choices drawn ahead per env: k draws of integers(n) one by one equal one draw of size k
+NO_ACTION = len(ACTIONS)  # the index an invalid or ignored action reads in the tables below
+STOP, MOVE_FORWARD = ACTIONS.index("STOP"), ACTIONS.index("MOVE_FORWARD")
+TURNS = np.array([TURN_SIGN.get(a, 0) for a in ACTIONS] + [0])
+LOOKS = np.array([LOOK_SIGN.get(a, 0) for a in ACTIONS] + [0])
+NAMES = np.array([*ACTIONS, None, ""], dtype=object)  # info's last_action: an action, invalid, just reset
+# compass by (yaw - start yaw + 180) % 360, as the single env computes it
+COMPASS = np.array([math.radians(t - 180 if t else 180) for t in range(360)], dtype=np.float32)
+
+
+def node_distances(grid: NavGrid, goals: tuple[ObjectGoal, ...], nodes: np.ndarray) -> np.ndarray:
+    """The distance to goal (metres; inf where no view point is reachable) at each node ((n, 2) lattice
+    indices), as the single env reads it: the batched env's one distance look-up."""
+    return goal_field(grid, goals)[nodes[:, 0], nodes[:, 1]]
+
+
+class ObjectNavVectorEnv(VectorEnv):
+    """N ObjectNav episodes in many houses, stepped as arrays; the arguments are the single env's."""
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        episodes: ObjectNavEpisodes | str | None = None,
+        scenes: dict[str, Scene] | None = None,
+        split: str | None = None,
+        pixels: Sequence[str] = (),
+        criteria: str | Sequence[str] = DEFAULT_CRITERIA,
+        success_distance: float = SUCCESS_DISTANCE,
+        max_steps: int | None = None,
+        expert_hints: bool = False,
+        embodiment: Embodiment = LOCOBOT,
+    ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs={num_envs!r}: a positive number of envs")
+        if pixels or expert_hints:
+            raise ValueError(
+                "pixels and expert hints are not batched: use vectorization_mode='sync' for them"
+                f" (pixels={pixels!r}, expert_hints={expert_hints!r})"
+            )
+        # The single env checks the arguments and defines the spaces; its rules are the ones used below.
+        single = ObjectNavEnv(episodes, scenes, split, (), criteria, success_distance, max_steps, False, embodiment)
+        self.episodes, self.scenes, self.embodiment = single.episodes, single.scenes, embodiment
+        self.required, self.success_distance, self.max_steps = (
+            single.required,
+            single.success_distance,
+            single.max_steps,
+        )
+        self.num_envs = num_envs
+        self.single_observation_space, self.single_action_space = single.observation_space, single.action_space
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self._tables()
+        n = num_envs
+        self._node, self._yaw, self._horizon = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
+        self._steps, self._collisions = np.zeros(n, np.int64), np.zeros(n, np.int64)
+        self._path, self._distance = np.zeros(n), np.zeros(n)
+        self._episode = np.zeros(n, np.int64)
+        # per env, copied from its episode at reset: start pose, its frame, goal category, distance base
+        self._start_x, self._start_z, self._sin, self._cos = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)
+        self._start_yaw, self._goal, self._base = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
+        self._rngs: list[np.random.Generator | None] = [None] * n
+        self._draws, self._drawn = np.zeros((n, DRAWS), np.int64), np.full(n, DRAWS)
+        self._autoreset = np.zeros(n, dtype=bool)
+        self._started = False
+
+    # --- tables ------------------------------------------------------------------------------------------
+
+    def _tables(self) -> None:
+        """Every house's nodes and moves, every goal set's distances at its house's nodes, and each episode's
+        start node, heading, frame, category and distance base, as flat arrays."""
+        e = self.embodiment
+        houses: dict[str, tuple[NavGrid, int, np.ndarray]] = {}
+        goal_sets: dict[tuple, int] = {}
+        moves, xs, zs, distances = [], [], [], []
+        nodes_so_far = distances_so_far = 0
+        start, base = np.zeros(len(self.episodes), np.int64), np.zeros(len(self.episodes), np.int64)
+        for index, episode in enumerate(self.episodes):
+            if episode.scene_id not in houses:
+                grid = nav_grid(self.scenes[episode.scene_id], e)
+                nodes, targets = grid.node_moves()
+                houses[episode.scene_id] = (grid, nodes_so_far, nodes)
+                moves.append(targets + nodes_so_far)
+                xs.append((nodes[:, 0] + grid.i0) * LATTICE)
+                zs.append((nodes[:, 1] + grid.j0) * LATTICE)
+                nodes_so_far += len(nodes)
+            grid, offset, nodes = houses[episode.scene_id]
+            key = (episode.scene_id, tuple(g.object_id for g in episode.goals))
+            if key not in goal_sets:
+                goal_sets[key] = distances_so_far
+                distances.append(node_distances(grid, episode.goals, nodes))
+                distances_so_far += len(nodes)
+            start[index] = offset + self._start_node(grid, nodes, episode)
+            base[index] = goal_sets[key] - offset
+        self._grids = {scene_id: grid for scene_id, (grid, _, _) in houses.items()}
+        self._next = np.concatenate(moves).ravel()  # next[node * headings + heading]
+        self._x, self._z = np.concatenate(xs), np.concatenate(zs)
+        self._distances = np.concatenate(distances)
+        self._headings = len(e.yaws)
+        # the single env adds hypot(x' - x, z' - z) per step: for a move by (di, dj) lattice steps, exactly this
+        steps = next(iter(self._grids.values())).steps  # the embodiment's, the same in every house
+        self._length = np.array([math.hypot(di * LATTICE, dj * LATTICE) for di, dj in steps])
+        yaws = [episode.start_rotation for episode in self.episodes]
+        self._episode_start, self._episode_base = start, base
+        self._episode_yaw = np.array(yaws, np.int64)
+        self._episode_sin = np.array([math.sin(math.radians(y)) for y in yaws])
+        self._episode_cos = np.array([math.cos(math.radians(y)) for y in yaws])
+        self._episode_goal = np.array([CATEGORY_NAMES.index(e.object_category) for e in self.episodes], np.int64)
+        self._episode_ids = np.array([e.episode_id for e in self.episodes], dtype=object)
+        self._messages = np.array(["", pitch_limit_message(e), *(blocked_message(y) for y in range(360))], object)
+
+    def _start_node(self, grid: NavGrid, nodes: np.ndarray, episode) -> int:
+        (x, z), yaw = episode.start_position, episode.start_rotation
+        i, j = grid.index(x, z)
+        local = int(np.searchsorted(nodes[:, 0] * grid.shape[1] + nodes[:, 1], i * grid.shape[1] + j))
+        on_node = local < len(nodes) and tuple(nodes[local]) == (i, j) and grid.point(i, j) == (x, z)
+        if not on_node or yaw not in self.embodiment.yaws:
+            raise ValueError(
+                f"episode {episode.episode_id}: the batched env needs a start on a navigable lattice point of"
+                f" {episode.scene_id} facing one of {self.embodiment.name}'s headings, not ({x}, {z}) at yaw {yaw}"
+                " (use vectorization_mode='sync' for it)"
+            )
+        return local
+
+    # --- Gymnasium API -----------------------------------------------------------------------------------
+
+    def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict | None = None):
+        n = self.num_envs
+        seeds = [None] * n if seed is None else [seed + i for i in range(n)] if isinstance(seed, int) else list(seed)
+        if len(seeds) != n:
+            raise ValueError(f"seed: {len(seeds)} seeds for {n} envs")
+        options = dict(options or {})
+        mask = options.pop("reset_mask", None)
+        if mask is None:
+            mask = np.ones(n, dtype=bool)
+        elif not (isinstance(mask, np.ndarray) and mask.dtype == np.bool_ and mask.shape == (n,) and mask.any()):
+            raise ValueError(f"options['reset_mask']: a boolean array of shape ({n},) with some True")
+        envs = np.flatnonzero(mask)
+        for i in envs.tolist():
+            if seeds[i] is not None or self._rngs[i] is None:
+                self._rngs[i], _ = seeding.np_random(seeds[i])
+                self._drawn[i] = DRAWS
+        chosen = options.pop("episode", None)
+        if options:
+            raise ValueError(f"unknown reset options {sorted(options)}: reset_mask and episode are known")
+        self._start(envs, self._draw(envs) if chosen is None else self._chosen(chosen, envs))
+        self._autoreset[envs] = False
+        self._started = True
+        return self._observation(), self._reset_info(envs, full=len(envs) == n)
+
+    def step(self, actions):
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        n, e = self.num_envs, self.embodiment
+        a = np.asarray(actions)
+        if a.shape != (n,) or a.dtype.kind not in "iu":
+            raise ValueError(f"actions: an integer array of shape ({n},) indexing {', '.join(ACTIONS)}, not {a!r}")
+        live = ~self._autoreset  # the others are reset now, their actions ignored
+        valid = live & (a >= 0) & (a < len(ACTIONS))
+        act = np.where(valid, a, NO_ACTION)
+        node, yaw, slot = self._node, self._yaw, heading(e, self._yaw)
+        target = self._next[node * self._headings + slot]
+        forward = act == MOVE_FORWARD
+        moved = forward & (target != node)
+        collided = forward & ~moved
+        self._node = np.where(forward, target, node)
+        self._yaw = turned(e, yaw, TURNS[act])
+        horizon, allowed = pitched(e, self._horizon, LOOKS[act])
+        self._horizon = np.where(allowed, horizon, self._horizon)
+        self._path += np.where(moved, self._length[slot], 0.0)
+        self._collisions += collided
+        self._steps += live
+        stopped = act == STOP
+        truncated = live & ~stopped & (self._steps >= self.max_steps)
+        distance = self._distances[self._base + self._node].astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            progress = np.where(np.isfinite(distance) & np.isfinite(self._distance), self._distance - distance, 0.0)
+        reward = STEP_PENALTY + progress
+        self._distance = distance
+        # info's last action: its name (None: invalid), success and message, as the single env says them
+        message = np.where(collided, 2 + yaw, np.where(allowed, 0, 1))
+        info = self._info(np.where(live, act, NO_ACTION + 1), valid & ~collided & allowed, message)
+        for i in np.flatnonzero(live & ~valid).tolist():
+            info["last_action_message"][i] = ObjectNavEnv._read(a[i])[1]
+        ended = np.flatnonzero(stopped | truncated)
+        for i in ended.tolist():
+            verdict = self._verdict(i, bool(stopped[i]))
+            reward[i] += SUCCESS_REWARD * verdict["success"]
+            self._add_info(info, verdict, i)
+        resetting = np.flatnonzero(self._autoreset)
+        if len(resetting):
+            self._start(resetting, self._draw(resetting))
+            reward[resetting] = 0.0
+            for key, value in self._reset_info(resetting, full=False).items():
+                if not key.startswith("_"):
+                    info[key][resetting] = value[resetting]
+        self._autoreset = stopped | truncated
+        return self._observation(), reward, stopped, truncated, info
+
+    def render(self):
+        raise NotImplementedError("the batched ObjectNav env draws no pixels: use vectorization_mode='sync'")
+
+    # --- helpers -----------------------------------------------------------------------------------------
+
+    def _draw(self, envs: np.ndarray) -> np.ndarray:
+        """The next episode of each env, as its single env's generator picks it (`integers(len(episodes))`)."""
+        for i in envs[self._drawn[envs] == DRAWS].tolist():
+            self._draws[i] = self._rngs[i].integers(len(self.episodes), size=DRAWS)
+            self._drawn[i] = 0
+        chosen = self._draws[envs, self._drawn[envs]]
+        self._drawn[envs] += 1
+        return chosen
+
+    def _chosen(self, chosen: object, envs: np.ndarray) -> np.ndarray:
+        """options['episode']: one index for every env reset, or one per env of the batch."""
+        picked = np.broadcast_to(np.asarray(chosen), (self.num_envs,)) if np.ndim(chosen) < 2 else None
+        if picked is None or picked.dtype.kind not in "iu" or not ((0 <= picked) & (picked < len(self.episodes))).all():
+            raise ValueError(f"options['episode']={chosen!r}: an index (0 to {len(self.episodes) - 1}) or one per env")
+        return picked[envs].astype(np.int64)
+
+    def _start(self, envs: np.ndarray, chosen: np.ndarray) -> None:
+        start = self._episode_start[chosen]
+        self._episode[envs], self._node[envs] = chosen, start
+        self._yaw[envs] = self._start_yaw[envs] = self._episode_yaw[chosen]
+        self._horizon[envs] = self._steps[envs] = self._collisions[envs] = 0
+        self._path[envs] = 0.0
+        self._start_x[envs], self._start_z[envs] = self._x[start], self._z[start]
+        self._sin[envs], self._cos[envs] = self._episode_sin[chosen], self._episode_cos[chosen]
+        self._goal[envs], self._base[envs] = self._episode_goal[chosen], self._episode_base[chosen]
+        self._distance[envs] = self._distances[self._base[envs] + start]
+
+    def _observation(self) -> dict:
+        """GPS+compass in each start's frame and the goal category: the single env's sensors, as arrays."""
+        dx, dz = self._x[self._node] - self._start_x, self._z[self._node] - self._start_z
+        s, c = self._sin, self._cos
+        gps = np.empty((self.num_envs, 2), dtype=np.float32)
+        gps[:, 0], gps[:, 1] = dx * s + dz * c, dx * c - dz * s
+        compass = COMPASS[(self._yaw - self._start_yaw + 180) % 360][:, None]
+        return {"objectgoal": self._goal.copy(), "gps": gps, "compass": compass}
+
+    def _info(self, names: np.ndarray, success: np.ndarray, messages: np.ndarray) -> dict:
+        """The single env's per-step info for every env, with Gymnasium's masks."""
+        values = {
+            "episode_id": self._episode_ids[self._episode],
+            "distance_to_goal": self._distance.copy(),
+            "agent_path_length": self._path.copy(),
+            "collisions": self._collisions.copy(),
+            "num_steps": self._steps.copy(),
+            "last_action": NAMES[names],
+            "last_action_success": success,
+            "last_action_message": self._messages[messages],
+        }
+        info = {}
+        for key, value in values.items():
+            info[key], info[f"_{key}"] = value, np.ones(self.num_envs, dtype=bool)
+        return info
+
+    def _reset_info(self, envs: np.ndarray, full: bool) -> dict:
+        """The info of a fresh episode for `envs` (the others masked out unless `full`)."""
+        n = self.num_envs
+        info = self._info(np.full(n, NO_ACTION + 1), np.ones(n, dtype=bool), np.zeros(n, np.int64))
+        if not full:
+            for key in [k for k in info if not k.startswith("_")]:
+                info[f"_{key}"][:] = False
+                info[f"_{key}"][envs] = True
+        return info
+
+    def _verdict(self, i: int, stopped: bool) -> dict:
+        episode = self.episodes[self._episode[i]]
+        node = self._node[i]
+        agent = AgentState(float(self._x[node]), float(self._z[node]), int(self._yaw[i]), int(self._horizon[i]))
+        travelled = (float(self._distance[i]), float(self._path[i]), int(self._collisions[i]))
+        grid = self._grids[episode.scene_id]
+        return episode_verdict(grid, episode, agent, stopped, *travelled, self.required, self.success_distance)
