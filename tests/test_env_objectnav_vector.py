@@ -119,7 +119,8 @@ def test_a_large_batch_steps_as_single_envs_do_for_thousands_of_steps(two_houses
 def test_seeds_masks_and_chosen_episodes_as_single_envs(two_houses):
     episodes, scenes = two_houses
     batched, singles = both(4, episodes, scenes)
-    seeds = [5, None, 9, 2]
+    same(batched.reset(seed=3), singles.reset(seed=3))
+    seeds = [5, None, 9, 2]  # None: env 1 goes on with its generator
     same(batched.reset(seed=seeds), singles.reset(seed=seeds))
     mask = np.array([False, True, True, False])
     for options in ({"reset_mask": mask}, {"reset_mask": mask, "episode": 3}, {"episode": 10}):

@@ -44,7 +44,7 @@ from homesim.tasks.objectnav_criteria import (
     succeeded,
 )
 from homesim.world.objectnav.embodiment import LOCOBOT, Embodiment
-from homesim.world.objectnav.navgrid import ACTIONS, NavGrid, nav_grid, nav_step
+from homesim.world.objectnav.navgrid import ACTIONS, nav_grid, nav_step
 from homesim.world.scene import Scene
 from homesim.world.state import AgentState, State
 
@@ -270,27 +270,22 @@ class ObjectNavEnv(gymnasium.Env):
         }
 
     def _verdict(self, stopped: bool) -> dict:
-        travelled = (self.distance, self.path_length, self.collisions)
-        return episode_verdict(
-            self.grid, self.episode, self.agent, stopped, *travelled, self.required, self.success_distance
-        )
+        """The success criteria where the agent ended, and the episode's measures."""
+        goals = [g.box for g in self.episode.goals]
+        criteria = judge(self.grid, goals, self.agent, stopped, self.required, self.success_distance)
+        return episode_verdict(self.episode, criteria, self.required, self.distance, self.path_length, self.collisions)
 
 
 def episode_verdict(
-    grid: NavGrid,
     episode: ObjectNavEpisode,
-    agent: AgentState,
-    stopped: bool,
+    criteria: dict[str, bool],
+    required: Sequence[str],
     distance: float,
     path_length: float,
     collisions: int,
-    required: Sequence[str],
-    success_distance: float,
 ) -> dict:
-    """The success criteria where an episode ended (at `agent`, by STOP or not), its measures, and what `info`
-    says of it at the end: the single env's and the batched env's (`vector`) one verdict."""
-    goals = [g.box for g in episode.goals]
-    criteria = judge(grid, goals, agent, stopped, required, success_distance)
+    """What `info` says of an episode at its end, from the criteria judged there (`judge`) and its measures:
+    the single env's and the batched env's (`vector`) one verdict."""
     measures = episode_measures(episode, criteria, required, distance, path_length, collisions)
     success = succeeded(criteria, required)
     d0, d_t, path = measures["geodesic_distance"], measures["distance_to_goal"], measures["agent_path_length"]

@@ -35,7 +35,7 @@ from homesim.envs.objectnav.env import (
 )
 from homesim.envs.objectnav.episodes import ObjectNavEpisodes
 from homesim.tasks.objectnav import ObjectGoal, goal_field
-from homesim.tasks.objectnav_criteria import DEFAULT_CRITERIA, SUCCESS_DISTANCE
+from homesim.tasks.objectnav_criteria import DEFAULT_CRITERIA, SUCCESS_DISTANCE, judge
 from homesim.world.objectnav.embodiment import LOCOBOT, Embodiment
 from homesim.world.objectnav.navgrid import (
     ACTIONS,
@@ -53,6 +53,7 @@ from homesim.world.objectnav.navgrid import (
 from homesim.world.scene import Scene
 from homesim.world.state import AgentState
 
+JUDGED = 100_000  # criteria kept per (goal set, pose, STOP) before the store starts again
 DRAWS = 32  # episode choices drawn ahead per env: k draws of integers(n) one by one equal one draw of size k
 NO_ACTION = len(ACTIONS)  # the index an invalid or ignored action reads in the tables below
 STOP, MOVE_FORWARD = ACTIONS.index("STOP"), ACTIONS.index("MOVE_FORWARD")
@@ -119,6 +120,7 @@ class ObjectNavVectorEnv(VectorEnv):
         self._draws, self._drawn = np.zeros((n, DRAWS), np.int64), np.full(n, DRAWS)
         self._autoreset = np.zeros(n, dtype=bool)
         self._started = False
+        self._judged: dict[tuple, dict] = {}
 
     # --- tables ------------------------------------------------------------------------------------------
 
@@ -238,11 +240,11 @@ class ObjectNavVectorEnv(VectorEnv):
         info = self._info(np.where(live, act, NO_ACTION + 1), valid & ~collided & allowed, message)
         for i in np.flatnonzero(live & ~valid).tolist():
             info["last_action_message"][i] = ObjectNavEnv._read(a[i])[1]
-        ended = np.flatnonzero(stopped | truncated)
-        for i in ended.tolist():
-            verdict = self._verdict(i, bool(stopped[i]))
+        verdicts = [(i, self._verdict(i, bool(stopped[i]))) for i in np.flatnonzero(stopped | truncated).tolist()]
+        for i, verdict in verdicts:
             reward[i] += SUCCESS_REWARD * verdict["success"]
-            self._add_info(info, verdict, i)
+        if verdicts:
+            self._add_verdicts(info, verdicts)
         resetting = np.flatnonzero(self._autoreset)
         if len(resetting):
             self._start(resetting, self._draw(resetting))
@@ -322,9 +324,35 @@ class ObjectNavVectorEnv(VectorEnv):
         return info
 
     def _verdict(self, i: int, stopped: bool) -> dict:
+        """The single env's verdict on env i's episode, its criteria judged once per goal set and pose."""
+        node, yaw, horizon = int(self._node[i]), int(self._yaw[i]), int(self._horizon[i])
         episode = self.episodes[self._episode[i]]
-        node = self._node[i]
-        agent = AgentState(float(self._x[node]), float(self._z[node]), int(self._yaw[i]), int(self._horizon[i]))
+        key = (int(self._base[i]) + node, yaw, horizon, stopped)  # the goal set's node, the pose, STOP
+        criteria = self._judged.get(key)
+        if criteria is None:
+            agent = AgentState(float(self._x[node]), float(self._z[node]), yaw, horizon)
+            goals = [g.box for g in episode.goals]
+            grid = self._grids[episode.scene_id]
+            criteria = judge(grid, goals, agent, stopped, self.required, self.success_distance)
+            if len(self._judged) >= JUDGED:
+                self._judged.clear()
+            self._judged[key] = criteria
         travelled = (float(self._distance[i]), float(self._path[i]), int(self._collisions[i]))
-        grid = self._grids[episode.scene_id]
-        return episode_verdict(grid, episode, agent, stopped, *travelled, self.required, self.success_distance)
+        return episode_verdict(episode, dict(criteria), self.required, *travelled)
+
+    def _add_verdicts(self, info: dict, verdicts: list[tuple[int, dict]]) -> None:
+        """Stack the ends' verdicts into info as Gymnasium does (`VectorEnv._add_info`, which makes each
+        array from the first one's value), the others assigned into those arrays."""
+        (first, verdict), *rest = verdicts
+        self._add_info(info, verdict, first)
+        for i, verdict in rest:
+            _assign(info, verdict, i)
+
+
+def _assign(info: dict, values: dict, i: int) -> None:
+    for key, value in values.items():
+        if isinstance(value, dict):
+            _assign(info[key], value, i)
+        else:
+            info[key][i] = value
+        info[f"_{key}"][i] = True

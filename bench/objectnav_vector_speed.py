@@ -1,0 +1,177 @@
+"""The batched ObjectNav env (`envs.objectnav.vector`, no pixels) against the single env measured in the same
+run: steps/s for N = 1 .. 4096 envs (and more with --sizes), in several houses.
+
+* reference: `homesim/ObjectNav-v0` one env, random actions (STOP excluded), reset when the step limit cuts
+  an episode: what `bench/objectnav_speed.py` measures;
+* the batch with the same actions (STOP excluded: an episode ends every 500 steps), and with STOP among them
+  (one action in six: an episode ends every six steps or so, each end judged by the single env's verdict
+  in Python, the batch's slow path);
+* two processes stepping N/2 envs each at once (the 2 cores), for the largest N;
+* the memory per env (its state arrays and episode draws) and the shared tables (every house's moves and
+  positions, every goal set's distances), and the seconds the tables take to build.
+
+    python bench/objectnav_vector_speed.py [--houses 6] [--per-house 6] [--episodes DATASET --split val]
+                                           [--sizes 1,4,16,64,256,1024,4096] [--seconds 3] [--json out.json]
+
+Steps/s count env steps (a batch step of N envs is N). The machine's load average is printed beside the
+figures: on a shared machine, read the ratios. Target (issue 30): >= 1,000,000 steps/s at N >= 1,024.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from homesim.datasets.objectnav.generate import sample_episodes
+from homesim.envs.objectnav.env import ObjectNavEnv
+from homesim.envs.objectnav.vector import ObjectNavVectorEnv
+from homesim.scenes.houses import generate_house
+
+TABLES = ("_next", "_x", "_z", "_distances")  # shared by every env of a batch
+
+
+def houses_episodes(houses: int, per_house: int) -> tuple[list, dict]:
+    episodes, scenes = [], {}
+    for seed in range(houses):
+        scene, _ = generate_house(seed)
+        made, _ = sample_episodes(scene, per_house, random.Random(f"bench/{seed}"))
+        episodes += made
+        scenes[scene.id] = scene
+    return episodes, scenes
+
+
+def single_steps_per_second(episodes, scenes, seconds: float) -> float:
+    env = ObjectNavEnv(episodes, scenes)
+    env.reset(seed=0)
+    actions = np.random.default_rng(0).integers(1, 6, size=4096).tolist()
+    steps, begin = 0, time.perf_counter()
+    while time.perf_counter() - begin < seconds:
+        for action in actions:
+            _, _, terminated, truncated, _ = env.step(action)
+            if terminated or truncated:
+                env.reset()
+        steps += len(actions)
+    return steps / (time.perf_counter() - begin)
+
+
+def batch_steps_per_second(envs: ObjectNavVectorEnv, seconds: float, stop: bool) -> float:
+    envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+    actions = rng.integers(0 if stop else 1, 6, size=(16, envs.num_envs))
+    envs.step(actions[0])
+    steps, begin = 0, time.perf_counter()
+    while time.perf_counter() - begin < seconds:
+        for batch in actions:
+            envs.step(batch)
+        steps += actions.size
+    return steps / (time.perf_counter() - begin)
+
+
+def memory(envs: ObjectNavVectorEnv) -> tuple[float, float]:
+    """Bytes per env of the batch's state, and MB of its shared tables."""
+    arrays = [v for v in vars(envs).values() if isinstance(v, np.ndarray)]
+    per_env = sum(a.nbytes for a in arrays if a.shape[:1] == (envs.num_envs,)) / envs.num_envs
+    return per_env, sum(getattr(envs, name).nbytes for name in TABLES) / 1e6
+
+
+def _worker(args) -> float:
+    episodes, scenes, num_envs, seconds = args
+    return batch_steps_per_second(ObjectNavVectorEnv(num_envs, episodes, scenes), seconds, stop=False)
+
+
+def two_processes(episodes, scenes, num_envs: int, seconds: float) -> float:
+    """Env steps/s of two processes stepping num_envs / 2 envs each, at the same time (fork: the scenes'
+    grids and distance fields are shared, each process builds its own tables)."""
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        rates = pool.map(_worker, [(episodes, scenes, num_envs // 2, seconds)] * 2)
+    return sum(rates)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--houses", type=int, default=6)
+    parser.add_argument("--per-house", type=int, default=6)
+    parser.add_argument("--episodes", type=Path, help="an ObjectNav dataset folder instead of generated houses")
+    parser.add_argument("--split", default="val")
+    parser.add_argument("--sizes", default="1,4,16,64,256,1024,4096")
+    parser.add_argument("--seconds", type=float, default=3.0, help="timed seconds per figure")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    console = Console()
+    if args.episodes:
+        from homesim.datasets.folder import read_dataset
+
+        splits, scenes = read_dataset(args.episodes, args.split, "objectnav")
+        episodes = splits[args.split]
+    else:
+        episodes, scenes = houses_episodes(args.houses, args.per_house)
+    figures = {"episodes": len(episodes), "houses": len(scenes), "load_average_start": os.getloadavg()[0]}
+    console.print(
+        f"{len(episodes)} episodes in {len(scenes)} houses; load average {figures['load_average_start']:.1f}"
+        f" on {os.cpu_count()} cores at the start"
+    )
+    begin = time.perf_counter()
+    ObjectNavVectorEnv(1, episodes, scenes)  # builds the grids and distance fields (kept with the scenes)
+    figures["first_build_seconds"] = time.perf_counter() - begin
+    begin = time.perf_counter()
+    ObjectNavVectorEnv(1, episodes, scenes)
+    figures["tables_seconds"] = time.perf_counter() - begin
+    console.print(
+        f"grids and distance fields built in {figures['first_build_seconds']:.1f} s; the batch's tables from"
+        f" them in {figures['tables_seconds']:.2f} s"
+    )
+    single = single_steps_per_second(episodes, scenes, args.seconds)
+    figures["single_env_steps_per_s"] = single
+    table = Table(title="homesim/ObjectNav-v0 without pixels: env steps/s (x the single env in this run)")
+    for column in ("N", "no STOP", "x single", "us per batch step", "with STOP (1/6)", "x single", "bytes/env"):
+        table.add_column(column, justify="right")
+    table.add_row("single env", f"{single:,.0f}", "1.00", f"{1e6 / single:.0f}", "", "", "")
+    figures["batch"] = {}
+    for n in (int(s) for s in args.sizes.split(",")):
+        envs = ObjectNavVectorEnv(n, episodes, scenes)
+        plain = batch_steps_per_second(envs, args.seconds, stop=False)
+        stopping = batch_steps_per_second(envs, args.seconds, stop=True)
+        per_env, shared = memory(envs)
+        figures["batch"][n] = {
+            "steps_per_s": plain,
+            "steps_per_s_with_stop": stopping,
+            "bytes_per_env": per_env,
+            "tables_mb": shared,
+            "load_average": os.getloadavg()[0],
+        }
+        table.add_row(
+            str(n),
+            f"{plain:,.0f}",
+            f"{plain / single:.0f}",
+            f"{1e6 * n / plain:,.0f}",
+            f"{stopping:,.0f}",
+            f"{stopping / single:.0f}",
+            f"{per_env:.0f}",
+        )
+    console.print(table)
+    largest = max(figures["batch"])
+    console.print(f"shared tables: {figures['batch'][largest]['tables_mb']:.1f} MB for {len(scenes)} houses")
+    both = two_processes(episodes, scenes, largest, args.seconds)
+    figures["two_processes"] = {"num_envs": largest, "steps_per_s": both}
+    figures["load_average_end"] = os.getloadavg()[0]
+    met = "met" if max(v["steps_per_s"] for k, v in figures["batch"].items() if k >= 1024) >= 1e6 else "NOT met"
+    console.print(
+        f"two processes of {largest // 2} envs each: {both:,.0f} steps/s ({both / single:.0f}x the single env);"
+        f" target >= 1,000,000 steps/s at N >= 1,024 without STOP: {met};"
+        f" load average {figures['load_average_end']:.1f} at the end"
+    )
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=1))
+
+
+if __name__ == "__main__":
+    main()
