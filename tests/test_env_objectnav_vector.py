@@ -15,7 +15,9 @@ import pytest
 import homesim.envs  # noqa: F401  (registers the envs)
 from homesim.datasets.objectnav.builtin import builtin_objectnav
 from homesim.datasets.objectnav.generate import sample_episodes
+from homesim.envs.objectnav.env import PIXELS
 from homesim.envs.objectnav.vector import ObjectNavVectorEnv
+from homesim.render import RenderingUnavailable
 from homesim.scenes.houses import generate_house
 from homesim.world.objectnav.embodiment import LOCOBOT
 from homesim.world.objectnav.navgrid import ACTIONS, heading, nav_grid, nav_step
@@ -116,6 +118,20 @@ def test_a_large_batch_steps_as_single_envs_do_for_thousands_of_steps(two_houses
     assert min(seen.values()) > 0, seen
 
 
+def test_the_batch_sees_what_single_envs_see(two_houses):
+    """RGB, depth and semantic drawn in batches (`render.batch`), each env's images its single env's."""
+    episodes, scenes = two_houses
+    small = replace(LOCOBOT, width=48, height=36)
+    try:
+        batched, singles = both(3, episodes, scenes, max_steps=20, embodiment=small, pixels=PIXELS)
+    except RenderingUnavailable as e:
+        pytest.skip(str(e))
+    seen = play(batched, singles, 50, 3, episodes)
+    assert seen["success"] + seen["failure"] > 0
+    observations, *_ = batched.step(np.zeros(3, dtype=np.int64))
+    assert observations["depth"].shape == (3, 36, 48) and observations["semantic"].shape == (3, 36, 48)
+
+
 def test_seeds_masks_and_chosen_episodes_as_single_envs(two_houses):
     episodes, scenes = two_houses
     batched, singles = both(4, episodes, scenes)
@@ -148,8 +164,10 @@ def test_the_move_table_is_nav_step(two_houses):
 
 def test_what_is_not_batched_is_a_clear_error(two_houses):
     episodes, scenes = two_houses
-    with pytest.raises(ValueError, match="pixels and expert hints are not batched"):
-        ObjectNavVectorEnv(2, episodes, scenes, pixels=("depth",))
+    with pytest.raises(ValueError, match="expert hints are not batched"):
+        ObjectNavVectorEnv(2, episodes, scenes, expert_hints=True)
+    with pytest.raises(ValueError, match="pixels='depth'"):
+        ObjectNavVectorEnv(2, episodes, scenes, pixels="depth")
     off = replace(episodes[0], start_position=(0.01, 0.0))
     with pytest.raises(ValueError, match=f"episode {off.episode_id}: the batched env needs a start on a navigable"):
         ObjectNavVectorEnv(2, [off], scenes)

@@ -84,6 +84,29 @@ def episode_measures(
     }
 
 
+def observation_space(embodiment: Embodiment, pixels: Sequence[str]) -> spaces.Dict:
+    """habitat's sensors: the goal category, GPS+compass, and the images asked for at the embodiment's size."""
+    height, width = embodiment.height, embodiment.width
+    images = {
+        "rgb": spaces.Box(0, 255, (height, width, 3), np.uint8),
+        "depth": spaces.Box(*embodiment.depth_range, (height, width), np.float32),
+        "semantic": spaces.Box(-1, len(CATEGORY_NAMES) - 1, (height, width), np.int32),
+    }
+    return spaces.Dict(
+        {
+            "objectgoal": spaces.Discrete(len(CATEGORY_NAMES)),
+            "gps": spaces.Box(np.finfo(np.float32).min, np.finfo(np.float32).max, (2,), np.float32),
+            "compass": spaces.Box(-math.pi, math.pi, (1,), np.float32),
+        }
+        | {k: images[k] for k in pixels}
+    )
+
+
+def semantic(scene: Scene, frame) -> np.ndarray:
+    """Per pixel, the category index of the object drawn there (-1: no category, or nothing)."""
+    return frame.labels(lambda object_id: CATEGORY_OF.get(scene.fixed[object_id].cls, -1))
+
+
 class ObjectNavEnv(gymnasium.Env):
     metadata = {"render_modes": []}
 
@@ -117,21 +140,8 @@ class ObjectNavEnv(gymnasium.Env):
                 **embodiment.renderer_settings(), images=[images[p] for p in self.pixels], views=KEPT_VIEWS
             )
         self._views: dict[str, Scene] = {}  # scenes seen from the embodiment's camera height
-        height, width = embodiment.height, embodiment.width
         self.action_space = spaces.Discrete(len(ACTIONS))
-        images = {
-            "rgb": spaces.Box(0, 255, (height, width, 3), np.uint8),
-            "depth": spaces.Box(*embodiment.depth_range, (height, width), np.float32),
-            "semantic": spaces.Box(-1, len(CATEGORY_NAMES) - 1, (height, width), np.int32),
-        }
-        self.observation_space = spaces.Dict(
-            {
-                "objectgoal": spaces.Discrete(len(CATEGORY_NAMES)),
-                "gps": spaces.Box(np.finfo(np.float32).min, np.finfo(np.float32).max, (2,), np.float32),
-                "compass": spaces.Box(-math.pi, math.pi, (1,), np.float32),
-            }
-            | {k: images[k] for k in self.pixels}
-        )
+        self.observation_space = observation_space(embodiment, self.pixels)
         self.episode: ObjectNavEpisode | None = None
 
     # --- Gymnasium API -----------------------------------------------------------------------------------
@@ -242,12 +252,8 @@ class ObjectNavEnv(gymnasium.Env):
             if "depth" in self.pixels:
                 observation["depth"] = frame.depth
             if "semantic" in self.pixels:
-                observation["semantic"] = self._semantic(frame)
+                observation["semantic"] = semantic(self.scene, frame)
         return observation
-
-    def _semantic(self, frame) -> np.ndarray:
-        """Per pixel, the category index of the object drawn there (-1: no category, or nothing)."""
-        return frame.labels(lambda object_id: CATEGORY_OF.get(self.scene.fixed[object_id].cls, -1))
 
     def _info(self) -> dict:
         hints = {}

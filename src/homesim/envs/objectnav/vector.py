@@ -9,11 +9,14 @@ terminations, truncations and infos, stacked as Gymnasium stacks a single env's 
 look-ups in the tables of the single env's own rules, built once per house and goal set (the lattice motion of
 `NavGrid.node_moves` and `navgrid`'s turn and look functions; the distance to goal of `node_distances`), and
 an episode's end is judged by the single env's verdict (`env.episode_verdict`), called for each env that ends.
+With `pixels=`, every env's view is drawn by the batch renderer (`render.batch`: many views per pass, each
+the single renderer's frame to the bit) at the embodiment's image size (a smaller one: `embodiment=
+dataclasses.replace(LOCOBOT, width=128, height=128)`).
 
 Poses are nodes: the navigable lattice points of every house, numbered together, so a pose is an integer
 and a move is `next[node, heading]`. An episode must start on a node facing a heading the embodiment can
-turn to (every generated or imported episode does); any other is refused, naming the episode. Pixels and
-expert hints are not batched: use `vectorization_mode="sync"` for them.
+turn to (every generated or imported episode does); any other is refused, naming the episode. Expert hints
+are not batched: use `vectorization_mode="sync"` for them.
 """
 
 from __future__ import annotations
@@ -28,13 +31,17 @@ from gymnasium.vector.utils import batch_space
 
 from homesim.envs.objectnav.env import (
     CATEGORY_NAMES,
+    NO_OBJECTS,
+    PIXELS,
     STEP_PENALTY,
     SUCCESS_REWARD,
     ObjectNavEnv,
     episode_verdict,
+    observation_space,
+    semantic,
 )
 from homesim.envs.objectnav.episodes import ObjectNavEpisodes
-from homesim.tasks.objectnav import ObjectGoal, goal_field
+from homesim.tasks.objectnav import ObjectGoal, embodied_scene, goal_field
 from homesim.tasks.objectnav_criteria import DEFAULT_CRITERIA, SUCCESS_DISTANCE, judge
 from homesim.world.objectnav.embodiment import LOCOBOT, Embodiment
 from homesim.world.objectnav.navgrid import (
@@ -51,8 +58,9 @@ from homesim.world.objectnav.navgrid import (
     turned,
 )
 from homesim.world.scene import Scene
-from homesim.world.state import AgentState
+from homesim.world.state import AgentState, State
 
+PIXEL_BATCH = 64  # views per rendering pass (the layered framebuffer holds this many of each image)
 JUDGED = 100_000  # criteria kept per (goal set, pose, STOP) before the store starts again
 DRAWS = 32  # episode choices drawn ahead per env: k draws of integers(n) one by one equal one draw of size k
 NO_ACTION = len(ACTIONS)  # the index an invalid or ignored action reads in the tables below
@@ -90,21 +98,26 @@ class ObjectNavVectorEnv(VectorEnv):
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs={num_envs!r}: a positive number of envs")
-        if pixels or expert_hints:
-            raise ValueError(
-                "pixels and expert hints are not batched: use vectorization_mode='sync' for them"
-                f" (pixels={pixels!r}, expert_hints={expert_hints!r})"
-            )
-        # The single env checks the arguments and defines the spaces; its rules are the ones used below.
+        if expert_hints:
+            raise ValueError("expert hints are not batched: use vectorization_mode='sync' for them")
+        if isinstance(pixels, str) or set(pixels) - set(PIXELS):
+            raise ValueError(f"pixels={pixels!r}: give a sequence of some of {', '.join(PIXELS)}")
+        # The single env checks the arguments; its rules are the ones used below.
         single = ObjectNavEnv(episodes, scenes, split, (), criteria, success_distance, max_steps, False, embodiment)
         self.episodes, self.scenes, self.embodiment = single.episodes, single.scenes, embodiment
-        self.required, self.success_distance, self.max_steps = (
-            single.required,
-            single.success_distance,
-            single.max_steps,
-        )
-        self.num_envs = num_envs
-        self.single_observation_space, self.single_action_space = single.observation_space, single.action_space
+        self.required, self.success_distance = single.required, single.success_distance
+        self.num_envs, self.max_steps, self.pixels = num_envs, single.max_steps, tuple(p for p in PIXELS if p in pixels)
+        self.single_observation_space = observation_space(embodiment, self.pixels)
+        self.single_action_space = single.action_space
+        self.renderer = None
+        if self.pixels:
+            from homesim.render.batch import BatchRenderer
+
+            images = {"rgb": "rgb", "depth": "depth", "semantic": "segmentation"}  # sensor -> image drawn
+            settings = embodiment.renderer_settings()
+            drawn = [images[p] for p in self.pixels]
+            self.renderer = BatchRenderer(min(num_envs, PIXEL_BATCH), **settings, images=drawn)
+            self._views = {i: embodied_scene(scene, embodiment) for i, scene in self.scenes.items()}
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
         self._tables()
@@ -255,8 +268,9 @@ class ObjectNavVectorEnv(VectorEnv):
         self._autoreset = stopped | truncated
         return self._observation(), reward, stopped, truncated, info
 
-    def render(self):
-        raise NotImplementedError("the batched ObjectNav env draws no pixels: use vectorization_mode='sync'")
+    def close_extras(self, **kwargs) -> None:
+        if self.renderer is not None:
+            self.renderer.close()
 
     # --- helpers -----------------------------------------------------------------------------------------
 
@@ -294,7 +308,22 @@ class ObjectNavVectorEnv(VectorEnv):
         gps = np.empty((self.num_envs, 2), dtype=np.float32)
         gps[:, 0], gps[:, 1] = dx * s + dz * c, dx * c - dz * s
         compass = COMPASS[(self._yaw - self._start_yaw + 180) % 360][:, None]
-        return {"objectgoal": self._goal.copy(), "gps": gps, "compass": compass}
+        observation = {"objectgoal": self._goal.copy(), "gps": gps, "compass": compass}
+        if self.renderer is not None:
+            observation |= self._images()
+        return observation
+
+    def _images(self) -> dict:
+        """Every env's view drawn in batches, as the single env draws its own (`env.ObjectNavEnv._observation`)."""
+        scenes = [self.episodes[e].scene_id for e in self._episode.tolist()]
+        x, z = self._x[self._node].tolist(), self._z[self._node].tolist()
+        agents = zip(x, z, self._yaw.tolist(), self._horizon.tolist())
+        views = [(self._views[s], State(objects=NO_OBJECTS, agents=(AgentState(*a),))) for s, a in zip(scenes, agents)]
+        frames = self.renderer.render_many(views)
+        images = {"rgb": frames.rgb, "depth": frames.depth}
+        if "semantic" in self.pixels:
+            images["semantic"] = np.stack([semantic(self.scenes[s], frames[k]) for k, s in enumerate(scenes)])
+        return {p: images[p] for p in self.pixels}
 
     def _info(self, names: np.ndarray, success: np.ndarray, messages: np.ndarray) -> dict:
         """The single env's per-step info for every env, with Gymnasium's masks."""
