@@ -7,11 +7,14 @@ run: steps/s for N = 1 .. 4096 envs (and more with --sizes), in several houses.
   (one action in six: an episode ends every six steps or so, each end judged by the single env's verdict
   in Python, the batch's slow path);
 * two processes stepping N/2 envs each at once (the 2 cores), for the largest N;
+* with RGB + depth + semantic at --pixel-size (128x128 by default, LoCoBot's 79 degrees): the single env and
+  the batch (its views drawn by `render.batch`), random actions without STOP;
 * the memory per env (its state arrays and episode draws) and the shared tables (every house's moves and
   positions, every goal set's distances), and the seconds the tables take to build.
 
     python bench/objectnav_vector_speed.py [--houses 6] [--per-house 6] [--episodes DATASET --split val]
-                                           [--sizes 1,4,16,64,256,1024,4096] [--seconds 3] [--json out.json]
+                                           [--sizes 1,4,16,64,256,1024,4096] [--pixel-sizes 16,64]
+                                           [--pixel-size 128] [--seconds 3] [--json out.json]
 
 Steps/s count env steps (a batch step of N envs is N). The machine's load average is printed beside the
 figures: on a shared machine, read the ratios. Target (issue 30): >= 1,000,000 steps/s at N >= 1,024.
@@ -25,6 +28,7 @@ import multiprocessing
 import os
 import random
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +39,7 @@ from homesim.datasets.objectnav.generate import sample_episodes
 from homesim.envs.objectnav.env import ObjectNavEnv
 from homesim.envs.objectnav.vector import ObjectNavVectorEnv
 from homesim.scenes.houses import generate_house
+from homesim.world.objectnav.embodiment import LOCOBOT
 
 TABLES = ("_next", "_x", "_z", "_distances")  # shared by every env of a batch
 
@@ -49,8 +54,8 @@ def houses_episodes(houses: int, per_house: int) -> tuple[list, dict]:
     return episodes, scenes
 
 
-def single_steps_per_second(episodes, scenes, seconds: float) -> float:
-    env = ObjectNavEnv(episodes, scenes)
+def single_steps_per_second(episodes, scenes, seconds: float, **settings) -> float:
+    env = ObjectNavEnv(episodes, scenes, **settings)
     env.reset(seed=0)
     actions = np.random.default_rng(0).integers(1, 6, size=4096).tolist()
     steps, begin = 0, time.perf_counter()
@@ -103,6 +108,8 @@ def main() -> None:
     parser.add_argument("--episodes", type=Path, help="an ObjectNav dataset folder instead of generated houses")
     parser.add_argument("--split", default="val")
     parser.add_argument("--sizes", default="1,4,16,64,256,1024,4096")
+    parser.add_argument("--pixel-sizes", default="16,64", help="batch sizes measured with pixels")
+    parser.add_argument("--pixel-size", type=int, default=128, help="image width and height with pixels")
     parser.add_argument("--seconds", type=float, default=3.0, help="timed seconds per figure")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
@@ -169,8 +176,27 @@ def main() -> None:
         f" target >= 1,000,000 steps/s at N >= 1,024 without STOP: {met};"
         f" load average {figures['load_average_end']:.1f} at the end"
     )
+    pixels(episodes, scenes, args, figures, console)
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1))
+
+
+def pixels(episodes, scenes, args, figures: dict, console: Console) -> None:
+    size = args.pixel_size
+    settings = {"pixels": ("rgb", "depth", "semantic"), "embodiment": replace(LOCOBOT, width=size, height=size)}
+    single = single_steps_per_second(episodes, scenes, args.seconds, **settings)
+    table = Table(title=f"with RGB + depth + semantic at {size}x{size}: env steps/s (= frames/s)")
+    for column in ("N", "steps/s", "x single", "load"):
+        table.add_column(column, justify="right")
+    table.add_row("single env", f"{single:,.0f}", "1.00", f"{os.getloadavg()[0]:.1f}")
+    figures["pixels"] = {"size": size, "single_env_steps_per_s": single, "batch": {}}
+    for n in (int(s) for s in args.pixel_sizes.split(",")):
+        envs = ObjectNavVectorEnv(n, episodes, scenes, **settings)
+        rate = batch_steps_per_second(envs, args.seconds, stop=False)
+        envs.close()
+        figures["pixels"]["batch"][n] = {"steps_per_s": rate, "load_average": os.getloadavg()[0]}
+        table.add_row(str(n), f"{rate:,.0f}", f"{rate / single:.2f}", f"{os.getloadavg()[0]:.1f}")
+    console.print(table)
 
 
 if __name__ == "__main__":
