@@ -57,18 +57,18 @@ def epoch_generator(seed: int, epoch: int) -> torch.Generator:
     return torch.Generator().manual_seed(seed * 1_000_003 + epoch)
 
 
-def _save(path: Path, checkpoint: dict) -> None:
+def save_checkpoint(path: Path, checkpoint: dict) -> None:
     """Written beside and renamed: a run killed while saving leaves the previous checkpoint whole."""
     partial = path.with_name(path.name + ".partial")
     torch.save(checkpoint, partial)
     os.replace(partial, path)
 
 
-def _log_path(out: Path) -> Path:
+def log_path(out: Path) -> Path:
     return out.with_name(out.name + ".log.jsonl")
 
 
-def _keep_log_until(log: Path, step: int) -> None:
+def keep_log_until(log: Path, step: int) -> None:
     """On resumption the log keeps what the checkpoint saw; lines written after it are trained again."""
     if log.exists():
         lines = [line for line in log.read_text().splitlines() if json.loads(line)["step"] <= step]
@@ -115,15 +115,15 @@ def train(
         last_loss = checkpoint["loss"]
         if not config.allows_more(step, epoch):  # nothing left to train within this budget
             if checkpoint["finished"]:
-                return TrainResult(step, epoch, last_loss, _log_path(out), time.perf_counter() - started)
+                return TrainResult(step, epoch, last_loss, log_path(out), time.perf_counter() - started)
             finished = True
-        _keep_log_until(_log_path(out), step)
+        keep_log_until(log_path(out), step)
     else:
         out.parent.mkdir(parents=True, exist_ok=True)
-        _log_path(out).unlink(missing_ok=True)
+        log_path(out).unlink(missing_ok=True)
 
     def save(done: bool) -> None:
-        _save(
+        save_checkpoint(
             out,
             {
                 "format": FORMAT, "version": VERSION, "describe": describe, "config": asdict(config),
@@ -139,7 +139,7 @@ def train(
         nonlocal sums, counted
         if counted:
             line = {"step": step, "epoch": epoch} | {k: v / counted for k, v in sums.items()}
-            with _log_path(out).open("a") as log:
+            with log_path(out).open("a") as log:
                 log.write(json.dumps(line) + "\n")
         sums, counted = {}, 0
 
@@ -177,4 +177,4 @@ def train(
                 epoch, batch_index = epoch + 1, 0
         write_log()
         save(True)
-    return TrainResult(step, epoch, last_loss, _log_path(out), time.perf_counter() - started)
+    return TrainResult(step, epoch, last_loss, log_path(out), time.perf_counter() - started)

@@ -68,6 +68,11 @@ STOP, MOVE_FORWARD = ACTIONS.index("STOP"), ACTIONS.index("MOVE_FORWARD")
 TURNS = np.array([TURN_SIGN.get(a, 0) for a in ACTIONS] + [0])
 LOOKS = np.array([LOOK_SIGN.get(a, 0) for a in ACTIONS] + [0])
 NAMES = np.array([*ACTIONS, None, ""], dtype=object)  # info's last_action: an action, invalid, just reset
+# what a snapshot keeps: every env's state, episode and episode draws
+STATE = (
+    "_node", "_yaw", "_horizon", "_steps", "_collisions", "_path", "_distance", "_episode", "_start_x", "_start_z",
+    "_sin", "_cos", "_start_yaw", "_goal", "_base", "_draws", "_drawn", "_autoreset",
+)  # fmt: skip
 # compass by (yaw - start yaw + 180) % 360, as the single env computes it
 COMPASS = np.array([math.radians(t - 180 if t else 180) for t in range(360)], dtype=np.float32)
 
@@ -267,6 +272,24 @@ class ObjectNavVectorEnv(VectorEnv):
                     info[key][resetting] = value[resetting]
         self._autoreset = stopped | truncated
         return self._observation(), reward, stopped, truncated, info
+
+    def snapshot(self) -> dict:
+        """Every env's state and episode generator (plain lists and dicts: a checkpoint can hold them), so that
+        `restore` continues exactly where this stands (a training run resumed after a stop)."""
+        if not self._started:
+            raise RuntimeError("call reset() before snapshot()")
+        arrays = {name: getattr(self, name).tolist() for name in STATE}
+        return {"arrays": arrays, "generators": [g.bit_generator.state for g in self._rngs]}
+
+    def restore(self, snapshot: dict) -> dict:
+        """Back to a `snapshot` of an env made with the same arguments; the observations there."""
+        for name in STATE:
+            setattr(self, name, np.array(snapshot["arrays"][name], dtype=getattr(self, name).dtype))
+        self._rngs = [np.random.Generator(np.random.PCG64()) for _ in range(self.num_envs)]
+        for generator, state in zip(self._rngs, snapshot["generators"]):
+            generator.bit_generator.state = state
+        self._started = True
+        return self._observation()
 
     def close_extras(self, **kwargs) -> None:
         if self.renderer is not None:
