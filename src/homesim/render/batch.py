@@ -26,7 +26,7 @@ import moderngl
 import numpy as np
 
 from homesim.render.context import RenderingUnavailable
-from homesim.render.renderer import ATTACHMENTS, IMAGES, Frame, Renderer
+from homesim.render.renderer import ATTACHMENTS, IMAGES, SCENES_KEPT, Frame, Renderer
 from homesim.render.shaders import LAYERED_VERTEX_SHADER
 from homesim.world.scene import Scene
 from homesim.world.state import State
@@ -82,7 +82,8 @@ class _GL:
 
 
 class BatchRenderer(Renderer):
-    """Draws up to `batch` views per pass (more are drawn in several); the other arguments are `Renderer`'s.
+    """Draws up to `batch` views per pass (more are drawn in several), keeping the geometry of up to `scenes`
+    scenes uploaded (a batch's views should not need more); the other arguments are `Renderer`'s.
     Raises `RenderingUnavailable` (one line) where the OpenGL cannot draw into layers from a vertex shader."""
 
     vertex_shader = LAYERED_VERTEX_SHADER
@@ -95,6 +96,7 @@ class BatchRenderer(Renderer):
         fov: float = 90.0,
         depth_range: tuple[float, float] | None = None,
         images: Collection[str] = IMAGES,
+        scenes: int = SCENES_KEPT,
     ) -> None:
         if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
             raise ValueError(f"batch={batch!r}: how many views a pass draws, 1 or more")
@@ -103,7 +105,7 @@ class BatchRenderer(Renderer):
         except moderngl.Error as e:  # the layered shader did not compile
             reason = " ".join(str(e).split())[:200]
             raise RenderingUnavailable(f"homesim: batched rendering needs {EXTENSION} ({reason})") from e
-        self.batch = batch
+        self.batch, self.scenes_kept = batch, max(scenes, SCENES_KEPT)
         with self.ctx:
             self.layers, self.layered = self._layered_framebuffer()
 

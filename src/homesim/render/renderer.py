@@ -137,6 +137,7 @@ class Renderer:
         self.vaos = {shape: self._vertex_array(shape, self.instances[shape]) for shape in SHAPES}
         self.counts = dict.fromkeys(SHAPES, 0)
         self.views, self.reused = views, 0
+        self.scenes_kept = SCENES_KEPT
         self._depth_buffer = self.ctx.depth_renderbuffer((width, height))  # only needed while drawing: shared
         # a view (see `_view_key`) -> the objects it was drawn with and the framebuffer holding its images
         self._views: OrderedDict[tuple, tuple[ObjectDrawables, moderngl.Framebuffer]] = OrderedDict()
@@ -184,7 +185,7 @@ class Renderer:
             structure = self.ctx.buffer(drawables.structure.tobytes())
             entry = (scene, drawables, self._vertex_array(BOX, structure))
             self._scenes[id(scene)] = entry
-            if len(self._scenes) > SCENES_KEPT:
+            if len(self._scenes) > self.scenes_kept:
                 _, (_, _, old) = self._scenes.popitem(last=False)
                 old.release()
         self._scenes.move_to_end(id(scene))
@@ -202,7 +203,7 @@ class Renderer:
         cached = self._objects.get(key)
         if cached is None:
             cached = self._objects[key] = (state.objects, drawables, object_drawables(drawables, state, self.catalog))
-            if len(self._objects) > SCENES_KEPT:  # as many as scenes kept: views of several houses in turn
+            if len(self._objects) > self.scenes_kept:  # as many as scenes kept: views of several houses in turn
                 self._objects.popitem(last=False)
         self._objects.move_to_end(key)
         return cached[2]

@@ -121,7 +121,8 @@ class ObjectNavVectorEnv(VectorEnv):
             images = {"rgb": "rgb", "depth": "depth", "semantic": "segmentation"}  # sensor -> image drawn
             settings = embodiment.renderer_settings()
             drawn = [images[p] for p in self.pixels]
-            self.renderer = BatchRenderer(min(num_envs, PIXEL_BATCH), **settings, images=drawn)
+            batch, houses = min(num_envs, PIXEL_BATCH), len(self.scenes)
+            self.renderer = BatchRenderer(batch, **settings, images=drawn, scenes=houses)
             self._views = {i: embodied_scene(scene, embodiment) for i, scene in self.scenes.items()}
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
