@@ -5,6 +5,9 @@ whatever came before it)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -143,3 +146,22 @@ def test_an_unfinished_or_foreign_checkpoint_does_not_play(data, tmp_path, regis
         load_learned(tmp_path / "unfinished.pt", suite="objectnav")
     with pytest.raises(ValueError, match="objectnav checkpoint cannot play alfred"):
         load_learned(out, suite="alfred")
+
+
+@pytest.mark.slow
+def test_homesim_evaluate_plays_a_checkpoint_alike_on_1_and_2_workers(data, tmp_path, registered):
+    """The command, in fresh processes (forked workers render: the process that forks them must have made no
+    OpenGL context, and have run no torch operation, or its children hang)."""
+    out = tmp_path / "ppo.pt"
+    _train(data, out, max_steps=1)
+    environment = os.environ | {"PYTHONPATH": os.pathsep.join(sys.path)}
+    records = []
+    for workers in (1, 2):
+        folder = tmp_path / f"eval{workers}"
+        command = ["evaluate", "--episodes", str(data), "--split", "val", "--agent", str(out), "--out", str(folder)]
+        subprocess.run(
+            [sys.executable, "-m", "homesim", *command, "--workers", str(workers)],
+            env=environment, check=True, timeout=600, capture_output=True,
+        )  # fmt: skip
+        records.append((folder / "records.jsonl").read_text())
+    assert records[0] == records[1] and len(records[0].splitlines()) == 2

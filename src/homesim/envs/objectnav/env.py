@@ -84,6 +84,13 @@ def episode_measures(
     }
 
 
+def sensors(pixels: Sequence[str]) -> tuple[str, ...]:
+    """The images asked for, checked."""
+    if isinstance(pixels, str) or set(pixels) - set(PIXELS):
+        raise ValueError(f"pixels={pixels!r}: give a sequence of some of {', '.join(PIXELS)}")
+    return tuple(pixels)
+
+
 def observation_space(embodiment: Embodiment, pixels: Sequence[str]) -> spaces.Dict:
     """habitat's sensors: the goal category, GPS+compass, and the images asked for at the embodiment's size."""
     height, width = embodiment.height, embodiment.width
@@ -123,8 +130,7 @@ class ObjectNavEnv(gymnasium.Env):
         embodiment: Embodiment = LOCOBOT,
     ) -> None:
         self.episodes, self.scenes = objectnav_episodes(episodes, scenes, split)
-        if isinstance(pixels, str) or set(pixels) - set(PIXELS):
-            raise ValueError(f"pixels={pixels!r}: give a sequence of some of {', '.join(PIXELS)}")
+        pixels = sensors(pixels)
         if not success_distance > 0:
             raise ValueError(f"success_distance={success_distance!r}: a positive number of metres")
         self.pixels, self.embodiment = tuple(pixels), embodiment

@@ -32,13 +32,13 @@ from gymnasium.vector.utils import batch_space
 from homesim.envs.objectnav.env import (
     CATEGORY_NAMES,
     NO_OBJECTS,
-    PIXELS,
     STEP_PENALTY,
     SUCCESS_REWARD,
     ObjectNavEnv,
     episode_verdict,
     observation_space,
     semantic,
+    sensors,
 )
 from homesim.envs.objectnav.episodes import ObjectNavEpisodes
 from homesim.tasks.objectnav import ObjectGoal, embodied_scene, goal_field
@@ -105,13 +105,11 @@ class ObjectNavVectorEnv(VectorEnv):
             raise ValueError(f"num_envs={num_envs!r}: a positive number of envs")
         if expert_hints:
             raise ValueError("expert hints are not batched: use vectorization_mode='sync' for them")
-        if isinstance(pixels, str) or set(pixels) - set(PIXELS):
-            raise ValueError(f"pixels={pixels!r}: give a sequence of some of {', '.join(PIXELS)}")
-        # The single env checks the arguments; its rules are the ones used below.
+        # The single env checks the other arguments; its rules are the ones used below.
         single = ObjectNavEnv(episodes, scenes, split, (), criteria, success_distance, max_steps, False, embodiment)
         self.episodes, self.scenes, self.embodiment = single.episodes, single.scenes, embodiment
         self.required, self.success_distance = single.required, single.success_distance
-        self.num_envs, self.max_steps, self.pixels = num_envs, single.max_steps, tuple(p for p in PIXELS if p in pixels)
+        self.num_envs, self.max_steps, self.pixels = num_envs, single.max_steps, sensors(pixels)
         self.single_observation_space = observation_space(embodiment, self.pixels)
         self.single_action_space = single.action_space
         self.renderer = None

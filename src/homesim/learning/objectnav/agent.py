@@ -21,13 +21,13 @@ class PPOAgent:
     observations = PIXELS  # the images it asks the evaluator for
 
     def __init__(self, checkpoint: dict, seed: int = 0) -> None:
-        self.net = PolicyNet(checkpoint["describe"]["ppo"]["hidden"])
-        self.net.load_state_dict(checkpoint["model"])
-        self.net.eval()
-        self.seed = seed
-        self.reset(None)
+        self.checkpoint, self.seed, self.net = checkpoint, seed, None
 
     def reset(self, task: TaskSpec | None) -> None:
+        if self.net is None:  # built in the process that plays: torch's threads do not survive a fork
+            self.net = PolicyNet(self.checkpoint["describe"]["ppo"]["hidden"])
+            self.net.load_state_dict(self.checkpoint["model"])
+            self.net.eval()
         self.memory = torch.zeros(1, self.net.hidden)
         self.previous = torch.full((1,), NO_ACTION)
         self.starts = torch.ones(1, dtype=torch.bool)

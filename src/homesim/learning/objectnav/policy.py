@@ -71,8 +71,10 @@ class PolicyNet(nn.Module):
             nn.ReLU(),
             nn.Flatten(),
         )
-        with torch.no_grad():
-            flat = self.cnn(torch.zeros(1, 2, *IMAGE)).shape[1]
+        height, width = IMAGE
+        for kernel, stride in ((8, 4), (4, 2), (3, 1)):
+            height, width = (height - kernel) // stride + 1, (width - kernel) // stride + 1
+        flat = 32 * height * width
         self.visual = nn.Sequential(nn.Linear(flat, hidden), nn.ReLU())
         self.goal = nn.Embedding(len(CATEGORY_NAMES), 32)
         self.previous = nn.Embedding(NO_ACTION + 1, 32)
