@@ -28,6 +28,9 @@ DbOption = Annotated[
     ),
 ]
 DEFAULT_DB = "sqlite:///homesim-server.db"
+ServerOption = Annotated[str, typer.Option(help="the challenge server's address, http://host:port")]
+TokenOption = Annotated[str, typer.Option(envvar="HOMESIM_TOKEN", help="your team's token (or $HOMESIM_TOKEN)")]
+MethodOption = Annotated[str, typer.Option(help="your method's name on the leaderboard")]
 
 
 def _sessions(db: str):
@@ -302,12 +305,12 @@ def serve(
 
 @challenge_app.command("run")
 def run_remote(
-    server: Annotated[str, typer.Option(help="the challenge server's address, http://host:port")],
-    token: Annotated[str, typer.Option(envvar="HOMESIM_TOKEN", help="your team's token (or $HOMESIM_TOKEN)")],
+    server: ServerOption,
+    token: TokenOption,
     challenge: Annotated[str, typer.Option(help="the challenge's slug")],
     phase: Annotated[str, typer.Option(help="the phase's slug")],
     agent: Annotated[str, typer.Option(help="your agent: module.path:ClassName, a checkpoint, or a built-in name")],
-    method: Annotated[str, typer.Option(help="your method's name on the leaderboard")],
+    method: MethodOption,
     seed: Annotated[int, typer.Option(help="the agent's seed")] = 0,
 ) -> None:
     """Remote evaluation: play your agent, on this machine, in the server's env, which it never sees."""
@@ -331,12 +334,12 @@ def run_remote(
 
 @app.command("submit")
 def submit_command(
-    server: Annotated[str, typer.Option(help="the challenge server's address, http://host:port")],
-    token: Annotated[str, typer.Option(envvar="HOMESIM_TOKEN", help="your team's token (or $HOMESIM_TOKEN)")],
+    server: ServerOption,
+    token: TokenOption,
     challenge: Annotated[str, typer.Option(help="the challenge's slug")],
     phase: Annotated[str, typer.Option(help="the phase's slug")],
     file: Annotated[Path, typer.Option(exists=True, dir_okay=False, help="the action file")],
-    method: Annotated[str, typer.Option(help="your method's name on the leaderboard")],
+    method: MethodOption,
     paper_url: Annotated[str, typer.Option(help="a link to the paper")] = "",
 ) -> None:
     """Submit an action file to a challenge's phase and print the submission's address."""

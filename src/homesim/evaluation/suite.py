@@ -233,7 +233,6 @@ class Suite:
     hidden: tuple[str, ...] = ()  # fields of an episode's `to_dict()` an agent never sees (a challenge keeps them)
     observation_text: Callable[[dict], str] = lambda observation: str(observation)  # an observation as text
     drawing: RecordDrawing | None = None  # how a recorded episode is drawn (None: its episodes are text)
-    has_builtin: bool = False  # it has built-in episodes (no --episodes needed)
     template: str = ""  # the module of a working agent to start from (`homesim new-agent FILE --suite NAME`)
     text_play: TextPlay | None = None  # how a text agent (a language model) plays it (None: it cannot)
     task_type: Callable[[object], str] = lambda episode: ""  # an episode's task type, as its records name it

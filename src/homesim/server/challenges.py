@@ -106,7 +106,7 @@ def create_challenge(
                     challenge_id=challenge.id,
                     split=name,
                     position=position,
-                    episode_id=_episode_id(episode),
+                    episode_id=suite.episode_id(episode),
                     data=episode.to_dict(),
                     public=suite.public(episode),
                 )
@@ -117,9 +117,6 @@ def create_challenge(
         add_phase(session, challenge, rules, split, options or {})
     return challenge
 
-
-def _episode_id(episode: object) -> str:
-    return getattr(episode, "id", None) or episode.episode_id
 
 
 def add_phase(session: Session, challenge: Challenge, rules: PhaseRules, split: str, options: Mapping) -> Phase:
