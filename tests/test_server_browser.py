@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,7 @@ from homesim.evaluation.suites import SUITES
 from homesim.server.challenges import add_team, create_challenge
 from homesim.server.db import connect, migrate, sessions
 from homesim.server.models import Submission, Team
-from homesim.server.submissions import submit
+from homesim.server.submissions import Scored, claim, finish, submit
 
 pytest_plugins = ["server_support"]
 SHOTS = os.environ.get("HOMESIM_SCREENSHOTS")  # a folder: the pages' screenshots are saved there
@@ -118,14 +119,15 @@ def test_a_team_submits_in_the_browser_and_sees_its_row(server, browser, tmp_pat
     page.close()
 
 
-def test_a_worker_killed_mid_scoring_is_replaced_and_scores_once(tmp_path):
+def _turning_challenge(tmp_path: Path):
+    """An ALFRED challenge with one queued submission that turns in place (never fails, so each of its 24
+    episodes runs to the 1000-step cap), its database's sessions and the summary `homesim evaluate` gives it."""
     url = f"sqlite:///{tmp_path / 'crash.db'}"
     engine = connect(url)
     migrate(engine)
     made = sessions(engine)
     episodes, scenes = builtin_episodes(count=24)
     splits = {"test": episodes}
-    # turning in place never fails, so each episode runs to ALFRED's 1000 steps: 24,000 steps, seconds to score
     turning = {"format": "homesim-actions", "version": 1, "suite": "alfred",
                "episodes": [{"episode_id": e.id, "actions": [["RotateLeft_90", None]] * 1000} for e in episodes]}  # fmt: skip
     actions = tmp_path / "turning.json"
@@ -135,31 +137,53 @@ def test_a_worker_killed_mid_scoring_is_replaced_and_scores_once(tmp_path):
         challenge = create_challenge(session, "crash", "crash", SUITES["alfred"], splits, scenes)
         add_team(session, "t")
         session.flush()
-        team = session.scalar(select(Team))
-        submit(session, challenge.phases[0], team, json.loads(actions.read_text()), "random")
-    first = _homesim("challenge", "worker", "--db", url, "--poll", "0.1", "--lease", "2", log=tmp_path / "first.log")
+        submit(session, challenge.phases[0], session.scalar(select(Team)), turning, "random")
+    return url, made, local
 
-    def status() -> tuple:
-        with made() as session:
-            row = session.scalar(select(Submission))
-            return row.status, row.attempts
 
-    try:
-        _until(lambda: status() == ("running", 1), 180, "the first worker to claim it")
-    except AssertionError as e:
-        raise AssertionError(f"{e}; status {status()}; the worker said: {(tmp_path / 'first.log').read_text()}") from None
-    first.kill()
-    first.wait(timeout=10)
-    assert status() == ("running", 1)
-    second = _homesim("challenge", "worker", "--db", url, "--poll", "0.1", "--lease", "600", log=tmp_path / "second.log")
-    try:
-        _until(lambda: status()[0] == "finished", 120, "the second worker to score it")
-    finally:
-        second.send_signal(signal.SIGINT)
-        second.wait(timeout=20)
+def _status(made) -> tuple:
     with made() as session:
         row = session.scalar(select(Submission))
-        assert row.attempts == 2 and row.summary["splits"] == local["splits"]
+        return row.status, row.attempts
+
+
+def _score_with_a_worker(url: str, made, log: Path) -> None:
+    worker = _homesim("challenge", "worker", "--db", url, "--poll", "0.1", "--lease", "600", log=log)
+    try:
+        _until(lambda: _status(made)[0] == "finished", 120, "a worker to score it")
+    finally:
+        worker.send_signal(signal.SIGINT)
+        worker.wait(timeout=20)
+
+
+def test_a_lease_left_by_a_dead_worker_runs_out_and_another_scores_it_once(tmp_path):
+    url, made, local = _turning_challenge(tmp_path)
+    # what a worker killed after its claim leaves behind: the row running under its lease, no result
+    with made.begin() as session:
+        dead = claim(session, "a worker that died", timedelta(seconds=1))
+    assert _status(made) == ("running", 1)
+    _score_with_a_worker(url, made, tmp_path / "second.log")
+    with made.begin() as session:
+        # the dead worker, were it to come back, can no longer store a result over the new one
+        assert not finish(session, dead, "a worker that died", Scored(None, "late"))
+    with made() as session:
+        row = session.scalar(select(Submission))
+        assert (row.status, row.attempts) == ("finished", 2) and row.summary["splits"] == local["splits"]
+        assert session.scalar(select(func.count()).select_from(Submission)) == 1
+
+
+def test_a_worker_killed_as_it_scores_loses_nothing_and_scores_once(tmp_path):
+    url, made, local = _turning_challenge(tmp_path)
+    first = _homesim("challenge", "worker", "--db", url, "--poll", "0.1", "--lease", "2", log=tmp_path / "first.log")
+    # the kill lands as soon as the claim shows; on a fast machine the scoring may already be over by then
+    seen = _until(lambda: (s := _status(made))[0] != "queued" and s, 180, "the first worker to claim it")
+    first.kill()
+    first.wait(timeout=10)
+    _score_with_a_worker(url, made, tmp_path / "second.log")
+    with made() as session:
+        row = session.scalar(select(Submission))
+        assert row.status == "finished" and row.summary["splits"] == local["splits"]
+        assert row.attempts == (1 if seen[0] == "finished" else 2)
         assert session.scalar(select(func.count()).select_from(Submission)) == 1
 
 
