@@ -39,7 +39,8 @@ function render(state) {
   }
 }
 
-async function send(body) {
+async function send(given) {
+  const body = typeof given === "function" ? await given() : given;
   const answer = await fetch(`${game.dataset.api}/act`, {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
   });
@@ -72,9 +73,12 @@ if (view) {
     const aim = document.querySelector("input[name=aim]:checked");
     if (!aim) return;
     const box = view.getBoundingClientRect();
-    const column = Math.floor(((event.clientX - box.left) * view.naturalWidth) / box.width);
-    const row = Math.floor(((event.clientY - box.top) * view.naturalHeight) / box.height);
-    act({ action: aim.value, row, column });
+    const across = (event.clientX - box.left) / box.width, down = (event.clientY - box.top) / box.height;
+    // the frame's size is known only once it has loaded: a click before that waits for it
+    act(async () => {
+      await view.decode().catch(() => {});
+      return { action: aim.value, row: Math.floor(down * view.naturalHeight), column: Math.floor(across * view.naturalWidth) };
+    });
   });
 }
 const say = $("say");
@@ -86,4 +90,6 @@ if (say) {
     if (command) act({ action: command });
   });
 }
-fetch(game.dataset.api).then((answer) => answer.json()).then(render);
+// the first state is queued like an action, so an early key's answer cannot be overwritten by it
+queue = queue.then(() => fetch(game.dataset.api)).then((answer) => answer.json()).then(render)
+  .catch((error) => { $("message").textContent = String(error); });
