@@ -14,6 +14,7 @@ command, the commit, the seconds it took), so anyone can check the file and rema
 from __future__ import annotations
 
 import hashlib
+import io
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -21,7 +22,7 @@ import torch
 
 from homesim.agents.learned import load_checkpoint
 from homesim.errors import DataError
-from homesim.files import digest_of, replacing, write_json
+from homesim.files import digest_of, write_file, write_json
 from homesim.learning.request import TRAINERS
 
 PLAY_KEYS = ("format", "version", "describe", "config", "model", "step", "epoch", "batch", "finished", "loss")
@@ -61,8 +62,9 @@ def export_weights(checkpoint_path: str | Path, out: str | Path, notes: dict[str
     checkpoint, out = load_checkpoint(checkpoint_path), Path(out)
     if not checkpoint["finished"]:
         raise DataError(str(checkpoint_path), "finished", "training has not finished: run homesim train again first")
-    with replacing(out) as partial:
-        torch.save(weights_only(checkpoint), partial)
+    buffer = io.BytesIO()  # saved to a file, torch would name the archive's folder after it: bytes would differ
+    torch.save(weights_only(checkpoint), buffer)
+    write_file(out, buffer.getvalue())
     describe = checkpoint["describe"]
     card = {
         "weights": out.name,
