@@ -34,11 +34,15 @@ def card_path(weights: str | Path) -> Path:
 
 
 def source_digest(path: Path) -> str | None:
-    """A training source's SHA-256: a file's own, a dataset folder's manifest's (which lists each file's);
-    None if it is not there (any more)."""
-    if path.is_dir() and (path / "manifest.json").is_file():
-        return digest_of(path / "manifest.json")
-    return digest_of(path) if path.is_file() else None
+    """A training source's SHA-256: a file's own; a folder's, that of its files' `sha256sum` lines in name
+    order (`cd DIR && find * -type f | LC_ALL=C sort | xargs sha256sum | sha256sum`); None if it is gone."""
+    if path.is_file():
+        return digest_of(path)
+    if not path.is_dir():
+        return None
+    names = sorted(p.relative_to(path).as_posix() for p in path.rglob("*") if p.is_file())
+    lines = "".join(f"{digest_of(path / n).removeprefix('sha256:')}  {n}\n" for n in names if not n.startswith("."))
+    return "sha256:" + hashlib.sha256(lines.encode()).hexdigest()
 
 
 def list_digest(ids: list[str]) -> str:
