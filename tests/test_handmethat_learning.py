@@ -154,6 +154,26 @@ def test_train_and_evaluate_from_the_command_line(data, tmp_path):
     assert refused.output.strip().splitlines()[-1].startswith("Error: --agent 'seq2seq_pm'")
 
 
+def test_an_exported_checkpoint_plays_and_its_card_names_the_episodes_it_learned_from(data, episodes, tmp_path):
+    import subprocess
+
+    from homesim.files import digest_of
+    from homesim.learning.export import export_weights, list_digest
+
+    out = tmp_path / "s2s.pt"
+    _train(data, out, "seq2seq", max_steps=1)
+    card = export_weights(out, tmp_path / "pub.pt", {})
+    assert card["sha256"] == digest_of(tmp_path / "pub.pt") and card["agent"] == "seq2seq"
+    (learned,) = card["data"]
+    tree = "find * -type f | LC_ALL=C sort | xargs sha256sum | sha256sum"  # the card's digest of a folder
+    by_shell = subprocess.run(tree, shell=True, cwd=data, capture_output=True, text=True, check=True).stdout.split()[0]
+    assert learned["sha256"] == "sha256:" + by_shell and learned["split"] == "train"
+    assert learned["episode_list_sha256"] == list_digest([e.id for e in episodes]) and learned["episodes"] == 4
+    agent = load_learned(tmp_path / "pub.pt", seed=0, suite="handmethat")
+    record = run_handmethat_episode(HandMeThatEnv(episodes, max_steps=3), agent, episodes[0], "train")
+    assert record.actions
+
+
 def test_the_authors_layout_keeps_its_splits_and_any_folder_name_trains(episodes, tmp_path):
     """`generate handmethat --format handmethat` writes their layout (an index of train/validate/test): they stay
     three splits; a flat folder of the authors' files (named anything, as their `samples/`) is one split."""

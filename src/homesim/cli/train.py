@@ -13,13 +13,12 @@ from rich.table import Table
 
 from homesim.cli.common import app, console
 
-TRAINERS = "homesim.trainers"  # entry points: suite -> a `learning.request.Trainer` (imported only when used)
-
 
 def trainer_for(data: Path) -> tuple[str, object]:
     """The suite whose training data `data` is, and its trainer; a ValueError saying what it holds instead."""
     from homesim.datasets.sources import kind_of
     from homesim.errors import DataError
+    from homesim.learning.request import TRAINERS
 
     trainers = {e.name: e.load() for e in entry_points(group=TRAINERS)}
     for suite, trainer in sorted(trainers.items()):
@@ -113,3 +112,35 @@ def _kept(out: Path) -> str:
     if step is None:
         return "no checkpoint was written yet; the same command starts again"
     return f"{out} keeps the checkpoint of step {step}; the same command resumes from there"
+
+
+@app.command("export-weights")
+def export_weights_command(
+    checkpoint: Annotated[Path, typer.Option(help="a finished `homesim train` checkpoint")],
+    out: Annotated[Path, typer.Option(help="the weights-only checkpoint to write; its card goes beside it")],
+    note: Annotated[
+        list[str] | None, typer.Option(help="KEY=VALUE for the card's notes (the command, the commit, ...); repeat")
+    ] = None,
+    overwrite: Annotated[bool, typer.Option(help="replace an existing --out and its card")] = False,
+) -> None:
+    """Write a checkpoint's weights without its optimizer state (about a third of the size), for publishing,
+    with a card: the weights' SHA-256, the training budget and settings, and the data by digest."""
+    from homesim.files import OutputError, check_writable
+    from homesim.learning.export import card_path, export_weights
+
+    notes = {}
+    for item in note or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise typer.BadParameter(f"{item!r}: give KEY=VALUE", param_hint="--note")
+        notes[key] = value
+    if out.resolve() == checkpoint.resolve():
+        raise typer.BadParameter("is the --checkpoint itself: give another file", param_hint="--out")
+    if not overwrite and (out.exists() or card_path(out).exists()):
+        raise typer.BadParameter(f"{out} or its card exists: give --overwrite to replace them", param_hint="--out")
+    try:
+        check_writable(out)
+    except OutputError as e:
+        raise typer.BadParameter(str(e), param_hint="--out") from e
+    card = export_weights(checkpoint, out, notes)  # a checkpoint that cannot be read is a one-line DataError
+    console.print(f"{out}: {card['bytes'] / 1e6:.1f} MB, {card['sha256']}; card {card_path(out)}")

@@ -123,6 +123,11 @@ def train(
     describe = json.loads(json.dumps(describe))  # as it will read back from the file
     if out.exists():
         checkpoint = load_checkpoint(out)
+        if checkpoint.get("weights_only"):
+            raise DataError(
+                str(out), "weights_only", "a published checkpoint (homesim export-weights) has no optimizer state to"
+                " resume from: give another --out"
+            )
         if checkpoint["describe"] != describe or not config.same_run(checkpoint["config"]):
             raise DataError(
                 str(out), "(file)", "holds a checkpoint of another run (other model, data or settings):"

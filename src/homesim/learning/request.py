@@ -8,6 +8,8 @@ from pathlib import Path
 
 from homesim.learning.loop import TrainConfig, TrainResult
 
+TRAINERS = "homesim.trainers"  # entry points: suite -> a `Trainer` (imported only when used)
+
 
 @dataclass(frozen=True)
 class TrainRequest:
@@ -44,3 +46,6 @@ class Trainer:
     accepts: Callable[[Path], bool]  # whether a path holds such data
     train: Callable[[TrainRequest], TrainResult]
     agents: tuple[str, ...]  # the learned agents it trains
+    # what a checkpoint's `describe` says it learned from, made checkable for a published checkpoint's card
+    # (`learning.export`): the data's path, its files' SHA-256 and the episodes it holds, by count and digest
+    provenance: Callable[[dict], list[dict]]

@@ -14,6 +14,7 @@ import torch
 
 from homesim.errors import DataError
 from homesim.learning.alfred.frames import FORMAT, STEP_DTYPE, VERSION
+from homesim.learning.export import list_digest, source_digest
 
 if TYPE_CHECKING:
     from homesim.learning.vocab import Vocab
@@ -59,6 +60,28 @@ def trajectory_texts(folder: str | Path) -> Iterator[str]:
             for annotation in trajectory["annotations"]:
                 yield annotation["goal"]
                 yield from annotation["instructions"]
+
+
+def frames_provenance(describe: dict) -> list[dict]:
+    """What a checkpoint trained on, each frames folder (`describe["data"]`) by its source file's digest and
+    the ids of the episodes it holds, by count and digest (`export.list_digest`): a card anyone holding the
+    source can check. A folder that is gone is named, with no digests."""
+    found = []
+    for data in describe["data"]:
+        folder = Path(data)
+        if not (folder / "meta.json").is_file():
+            found.append({"frames": data, "missing": True})
+            continue
+        meta = read_meta(folder)
+        ids = [line["id"] for shard in _shards(folder) for line in _trajectories(shard)]
+        skipped = (folder / "skipped.jsonl").read_text().splitlines() if (folder / "skipped.jsonl").is_file() else []
+        found.append({
+            "frames": data, "source": meta["source"], "source_sha256": source_digest(Path(meta["source"])),
+            "split": meta["split"], "limit": meta.get("limit"), "size": meta["size"], "episodes": len(ids),
+            "episode_list_sha256": list_digest(ids),
+            "skipped": len(skipped), "steps": meta["steps"],
+        })  # fmt: skip
+    return found
 
 
 class AlfredFrames(torch.utils.data.Dataset):

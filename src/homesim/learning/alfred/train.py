@@ -23,7 +23,7 @@ from torch.utils.data import ConcatDataset
 from homesim.datasets.sources import read_episodes
 from homesim.learning.alfred.agent import seq2seq_agent
 from homesim.learning.alfred.dagger import collect_round
-from homesim.learning.alfred.data import AlfredFrames, collate, read_meta, trajectory_texts
+from homesim.learning.alfred.data import AlfredFrames, collate, frames_provenance, read_meta, trajectory_texts
 from homesim.learning.alfred.frames import FORMAT
 from homesim.learning.alfred.moca import Moca, MocaConfig, moca_loss
 from homesim.learning.alfred.seq2seq import Seq2Seq, Seq2SeqConfig, language_ids, seq2seq_loss
@@ -128,4 +128,6 @@ def is_frames_folder(data: Path) -> bool:
         return False
 
 
-TRAINER = Trainer("an ALFRED frames folder (homesim alfred frames)", is_frames_folder, train_alfred, tuple(MODELS))
+TRAINER = Trainer(
+    "an ALFRED frames folder (homesim alfred frames)", is_frames_folder, train_alfred, tuple(MODELS), frames_provenance
+)
