@@ -10,6 +10,7 @@ import homesim
 RANKS = {
     "errors": 0, "parallel": 0,
     "files": 0.5,  # writes whole files, and raises the errors of errors.py
+    "schemas": 0,  # the JSON Schemas of those files (data, and their reader)
     "world": 1,
     "render": 2, "scenes": 2, "tasks": 2,
     "planning": 3, "language": 3,
