@@ -30,7 +30,7 @@ from homesim.evaluation.suites import SUITES
 
 PICTURES = os.environ.get("HOMESIM_DOCS_PICTURES", "on") != "off"
 SCHEMAS = Path(__file__).resolve().parents[1] / "src" / "homesim" / "schemas"
-GIF_WIDTH, GIF_FRAMES = 240, 48  # small pictures: a GIF of at most 48 frames, 240 pixels wide
+GIF_WIDTH, GIF_FRAMES = 320, 48  # small pictures: a GIF of at most 48 frames, 320 pixels wide
 API_MODULES = (
     "homesim.agents.protocol",
     "homesim.world",
@@ -105,8 +105,6 @@ def env_page(env_id: str, work: Path) -> str:
     spec, suite = gymnasium.spec(env_id), suite_of(env_id)
     env = gymnasium.make(env_id)
     cls = type(env.unwrapped)
-    doc = inspect.getdoc(sys.modules[cls.__module__]) or ""
-    stem = env_id.replace("/", "-")
     lines = [
         f"# `{env_id}`",
         "",
@@ -116,11 +114,10 @@ def env_page(env_id: str, work: Path) -> str:
         "```python",
         "import gymnasium, homesim.envs",
         f'env = gymnasium.make("{env_id}")   # the built-in episodes',
-        "observation, info = env.reset(options={\"episode\": 0})",
+        'observation, info = env.reset(options={"episode": 0})',
         "```",
         "",
-        doc,
-        "",
+        *episode_section(env_id, work),
         "## Spaces",
         "",
         "| space | value |",
@@ -128,8 +125,6 @@ def env_page(env_id: str, work: Path) -> str:
     ]
     rows = space_rows(env.observation_space, "observation") + space_rows(env.action_space, "action")
     lines += [f"| `{name}` | {code(value)} |" for name, value in rows]
-    if not any(name.startswith("observation[") for name, _ in rows) and isinstance(env.observation_space, spaces.Dict):
-        lines.append("| observation | (more keys when images are asked for: `pixels=`) |")
     lines += ["", "## Options", "", "Keyword arguments of `gymnasium.make(...)`:", ""]
     lines += ["| option | default | type |", "|---|---|---|"]
     for p in list(inspect.signature(cls.__init__).parameters.values())[1:]:
@@ -137,29 +132,35 @@ def env_page(env_id: str, work: Path) -> str:
         lines.append(f"| `{p.name}` | {code(default)} | {code(p.annotation)} |")
     lines += ["", f"`reset(seed=..., options=...)` takes the options {code(reset_options(env))}.", ""]
     lines += ["## Limits", ""]
-    lines.append(f"- the {suite.title} protocol: {suite.max_steps} steps at most" + (
-        f", and {suite.max_fails} failed actions end an episode" if suite.max_fails else ""
-    ))
+    fails = f", and {suite.max_fails} failed actions end an episode" if suite.max_fails else ""
+    lines.append(f"- the {suite.title} protocol: {suite.max_steps} steps at most{fails}")
     for p in inspect.signature(cls.__init__).parameters.values():
         if p.name.startswith("max_"):
             lines.append(f"- `{p.name}={p.default!r}` (a constructor option)")
     lines.append(f"- Gymnasium's `max_episode_steps`: {spec.max_episode_steps} (the env truncates by itself)")
     env.close()
-    lines += ["", "## One episode", ""]
+    lines += ["", "## What it is", "", inspect.getdoc(sys.modules[cls.__module__]) or ""]
+    return "\n".join(lines) + "\n"
+
+
+def episode_section(env_id: str, work: Path) -> list[str]:
+    lines = ["## One episode", ""]
     if not PICTURES:
-        lines.append("(left out of this build: `HOMESIM_DOCS_PICTURES=off`)")
-        return "\n".join(lines) + "\n"
+        return [*lines, "(left out of this build: `HOMESIM_DOCS_PICTURES=off`)", ""]
+    stem = env_id.replace("/", "-")
     episode = expert_episode(env_id, work)
     lines += [episode["caption"], ""]
+    shown = []
     if episode["gif"]:
         write(f"reference/envs/{stem}.gif", episode["gif"])
-        lines.append(f"![the expert's view, step by step]({stem}.gif)")
+        shown.append(f"![the expert's view, step by step]({stem}.gif)")
     if episode["map"]:
         write(f"reference/envs/{stem}-map.png", episode["map"])
-        lines.append(f"![the top-down map at the end]({stem}-map.png)")
+        shown.append(f"![the top-down map at the end]({stem}-map.png){{ width=\"320\" }}")
+    lines += [" ".join(shown), ""] if shown else []
     if episode["transcript"]:
-        lines += ["", "```text", episode["transcript"].rstrip(), "```"]
-    return "\n".join(lines) + "\n"
+        lines += ["```text", episode["transcript"].rstrip(), "```", ""]
+    return lines
 
 
 def expert_episode(env_id: str, work: Path) -> dict:

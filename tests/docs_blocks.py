@@ -7,8 +7,8 @@ Python blocks in one namespace per page, shell blocks with `bash -e` and `homesi
 * `<!-- slow -->`: it runs only under `pytest -m slow` (with the shared data's samples linked in its folder:
   `json_2.1.0/`, `gen/layouts/`, HandMeThat's `samples/` and `task-bring_me-2-0-2.json`);
 * `<!-- skip: why -->`: it never runs (a synopsis with placeholders, a server, an endpoint), and is counted;
-* `<!-- output -->` before a ```` ```text ```` block: what the block before it printed ends with these lines,
-  numbers and the width of table rules aside (`shape`)."""
+* `<!-- output -->` before a ```` ```text ```` block: what the block before it printed holds these lines, in a
+  row, numbers and the width of table rules aside (`shape`)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ class Block:
     code: str
     mode: str  # "run", "slow" or "skip"
     reason: str = ""  # why a block is skipped
-    output: str | None = None  # what it must print last (an `<!-- output -->` block after it)
+    output: str | None = None  # lines it must print, in a row (an `<!-- output -->` block after it)
 
     @property
     def name(self) -> str:

@@ -1,5 +1,5 @@
-"""The layers import downward only, as the README's diagram draws them: a module may import its own layer
-and the layers below it, never one above (function-level imports included)."""
+"""The layers import downward only, as the design page's diagram draws them (docs/design.md): a module may import
+its own layer and the layers below it, never one above (function-level imports included)."""
 
 import re
 from pathlib import Path
