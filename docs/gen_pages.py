@@ -156,7 +156,7 @@ def episode_section(env_id: str, work: Path) -> list[str]:
         shown.append(f"![the expert's view, step by step]({stem}.gif)")
     if episode["map"]:
         write(f"reference/envs/{stem}-map.png", episode["map"])
-        shown.append(f"![the top-down map at the end]({stem}-map.png){{ width=\"320\" }}")
+        shown.append(f'![the top-down map at the end]({stem}-map.png){{ width="320" }}')
     lines += [" ".join(shown), ""] if shown else []
     if episode["transcript"]:
         lines += ["```text", episode["transcript"].rstrip(), "```", ""]
@@ -214,7 +214,9 @@ def env_pages() -> None:
             stem = env_id.replace("/", "-")
             write(f"reference/envs/{stem}.md", env_page(env_id, Path(tmp)))
             env = gymnasium.make(env_id)
-            index.append(f"| [`{env_id}`]({stem}.md) | {suite_of(env_id).title} | {code(env.action_space.__class__.__name__)} |")
+            index.append(
+                f"| [`{env_id}`]({stem}.md) | {suite_of(env_id).title} | {code(env.action_space.__class__.__name__)} |"
+            )
             env.close()
     write("reference/envs/index.md", "\n".join(index) + "\n")
 
@@ -256,14 +258,19 @@ def suites_page() -> str:
         envs = ", ".join(f"[`{e}`](envs/{e.replace('/', '-')}.md)" for e in suite.env_ids)
         lines.append(f"| envs | {envs} |")
         lines.append(f"| episodes | `{suite.episode_type.__module__}.{suite.episode_type.__name__}` |")
-        lines.append(f"| limits | {suite.max_steps} steps" + (f", {suite.max_fails} failed actions |" if suite.max_fails else " |"))
+        lines.append(
+            f"| limits | {suite.max_steps} steps"
+            + (f", {suite.max_fails} failed actions |" if suite.max_fails else " |")
+        )
         lines.append(f"| interfaces | {', '.join(suite.interfaces)} |")
         lines.append(f"| interactions | {', '.join(suite.interactions)} |")
         lines.append(f"| pixels | {', '.join(suite.pixels) or '(none)'} |")
         lines.append(f"| built-in agents | {', '.join(suite.agents)} |")
         lines.append(f"| hidden from agents | {', '.join(f'`{h}`' for h in suite.hidden) or '(nothing)'} |")
         lines.append(f"| leaderboard | {', '.join(f'`{m}`' for m in suite.leaderboard)} |")
-        lines.append(f"| report tables | {', '.join(f'`{c.name}` ({c.help})' for c in suite.comparisons) or '(none)'} |")
+        lines.append(
+            f"| report tables | {', '.join(f'`{c.name}` ({c.help})' for c in suite.comparisons) or '(none)'} |"
+        )
         lines += ["", "Measures (a summary's figures, each from the records alone):", ""]
         lines += ["| measure | kind | reads |", "|---|---|---|"]
         for name in metrics.terms:
@@ -298,7 +305,10 @@ def schema_rows(schema: dict, prefix: str = "") -> list[tuple[str, str, str]]:
 def schemas_page() -> str:
     lines = ["# JSON Schemas", "", "Each file homesim writes has a JSON Schema in the package"]
     lines += ["(`homesim/schemas/*.json`, read with `homesim.schemas.schema(name)`); the tests validate files the"]
-    lines += ["commands write against them. The fields, as the schemas declare them (prose: [Formats](../formats.md)):", ""]
+    lines += [
+        "commands write against them. The fields, as the schemas declare them (prose: [Formats](../formats.md)):",
+        "",
+    ]
     for path in sorted(SCHEMAS.glob("*.json")):
         schema = json.loads(path.read_text())
         lines += [f"## `{path.name}`", "", schema.get("description", ""), ""]

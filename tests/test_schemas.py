@@ -104,7 +104,20 @@ def test_frames_and_a_checkpoint_fit_their_schemas(outputs, request):
 def test_a_challenges_files_fit_their_schemas(outputs):
     db = f"sqlite:///{outputs / 'challenge.db'}"
     dataset, public = outputs / "datasets" / "alfred", outputs / "public"
-    run("challenge", "create", "--slug", "docs", "--title", "Docs", "--episodes", dataset, "--split", "valid_seen", "--db", db)
+    run(
+        "challenge",
+        "create",
+        "--slug",
+        "docs",
+        "--title",
+        "Docs",
+        "--episodes",
+        dataset,
+        "--split",
+        "valid_seen",
+        "--db",
+        db,
+    )
     run("challenge", "public-split", "--challenge", "docs", "--out", public, "--db", db)
     rules = json.loads((public / "challenge.json").read_text())
     valid("challenge", rules)
@@ -121,7 +134,11 @@ def test_a_challenges_files_fit_their_schemas(outputs):
 
 def test_a_schema_refuses_what_its_file_must_not_hold(outputs):
     record = lines(outputs / "runs" / "alfred" / "records.jsonl")[0]
-    for broken in ({**record, "path_length": -1}, {k: v for k, v in record.items() if k != "actions"}, {**record, "x": 1}):
+    for broken in (
+        {**record, "path_length": -1},
+        {k: v for k, v in record.items() if k != "actions"},
+        {**record, "x": 1},
+    ):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(broken, schema("record"))
 

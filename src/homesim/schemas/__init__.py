@@ -12,7 +12,9 @@ from importlib.resources import files
 
 def names() -> list[str]:
     """Every schema's name."""
-    return sorted(p.name.removesuffix(".schema.json") for p in files(__package__).iterdir() if p.name.endswith(".schema.json"))
+    return sorted(
+        p.name.removesuffix(".schema.json") for p in files(__package__).iterdir() if p.name.endswith(".schema.json")
+    )
 
 
 def schema(name: str) -> dict:
