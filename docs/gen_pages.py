@@ -247,9 +247,29 @@ def cli_page() -> str:
 # ---- suites
 
 
+FIELD = re.compile(r"^    (\w+): (.+?)(?: = .*?)?(?:\s+# (.*))?$")
+
+
+def suite_fields() -> list[tuple[str, str, str]]:
+    """`Suite`'s fields, each with its type and the comment that documents it (on its line or the one above)."""
+    from homesim.evaluation.suite import Suite
+
+    rows, above = [], ""
+    for line in inspect.getsource(Suite).splitlines():
+        if line.strip().startswith("#"):
+            above = (above + " " + line.strip().lstrip("# ")).strip()
+            continue
+        found = FIELD.match(line)
+        if found and found.group(1) in Suite.__dataclass_fields__:
+            rows.append((found.group(1), found.group(2), " ".join(filter(None, (above, found.group(3) or "")))))
+        above = ""
+    return rows
+
+
 def suites_page() -> str:
     lines = ["# Suites and their measures", "", "What the suite registry (`homesim.evaluation.suites.SUITES`) says"]
-    lines += ["of each benchmark; the formulas and their references are on each suite's page.", ""]
+    lines += ["of each benchmark; the formulas and their references are on each suite's page. Each field of"]
+    lines += ["[`Suite`](api/homesim.evaluation.suite.md) is an extension point ([its fields](#the-suite-fields)).", ""]
     for suite in SUITES.values():
         metrics = suite.metrics
         reads = metrics.reads
@@ -285,7 +305,14 @@ def suites_page() -> str:
             for p in suite.protocols:
                 lines.append(f"| `{p.name}` | {p.help} | {code(json.dumps(dict(p.settings), sort_keys=True))} |")
             lines.append("")
-    return "\n".join(lines)
+    lines += [
+        "## The `Suite` fields {#the-suite-fields}",
+        "",
+        "As `homesim/evaluation/suite.py` declares and documents them:",
+    ]
+    lines += ["", "| field | type | what it is |", "|---|---|---|"]
+    lines += [f"| `{name}` | {code(kind)} | {doc.replace('|', chr(92) + '|')} |" for name, kind, doc in suite_fields()]
+    return "\n".join(lines) + "\n"
 
 
 # ---- schemas
@@ -317,7 +344,14 @@ def schemas_page() -> str:
             lines += ["| field | type | what it is |", "|---|---|---|"]
             lines += [f"| `{n}` | {k} | {d} |" for n, k, d in rows]
             lines.append("")
-    return "\n".join(lines)
+    lines += [
+        "## The `Suite` fields {#the-suite-fields}",
+        "",
+        "As `homesim/evaluation/suite.py` declares and documents them:",
+    ]
+    lines += ["", "| field | type | what it is |", "|---|---|---|"]
+    lines += [f"| `{name}` | {code(kind)} | {doc.replace('|', chr(92) + '|')} |" for name, kind, doc in suite_fields()]
+    return "\n".join(lines) + "\n"
 
 
 def api_pages() -> None:
