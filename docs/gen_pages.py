@@ -53,6 +53,8 @@ API_MODULES = (
     "homesim.evaluation.records",
     "homesim.evaluation.metrics",
     "homesim.evaluation.measures",
+    "homesim.evaluation.objectnav.metrics",
+    "homesim.schemas",
     "homesim.files",
     "homesim.errors",
 )
@@ -64,8 +66,8 @@ def write(path: str, content: str | bytes) -> None:
 
 
 def code(text: object) -> str:
-    """A table cell's code span (no pipe or newline breaks the table)."""
-    return "`" + " ".join(str(text).split()).replace("|", "\\|") + "`"
+    """A table cell's code span, on one line (a pipe inside a code span does not split the cell)."""
+    return "`" + " ".join(str(text).split()).replace("`", "'") + "`"
 
 
 # ---- envs
