@@ -4,7 +4,7 @@ expert on the built-in episodes: a GIF of its view and the top-down map, or the 
 every command's `--help`, every suite's measures with what they read (asked of the `Suite` registry), the
 JSON Schemas field by field, and the API pages that mkdocstrings fills from the docstrings.
 
-`HOMESIM_DOCS_PICTURES=off` leaves the episodes out (the default test run's quick build)."""
+`HOMESIM_DOCS_PICTURES=off` leaves the episodes out (for a machine without headless OpenGL)."""
 
 from __future__ import annotations
 
