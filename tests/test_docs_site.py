@@ -80,6 +80,13 @@ def test_the_site_builds_with_warnings_as_errors_and_shows_each_envs_episode(sit
         assert all(p.stat().st_size < 400_000 for p in pictures), "pictures are kept small"
 
 
+def test_every_written_page_is_in_the_navigation():
+    """Generated pages are reached from their index pages; every page written by hand is in mkdocs.yml's nav."""
+    nav = (ROOT / "mkdocs.yml").read_text()
+    written = [p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")]
+    assert written and [page for page in written if f": {page}" not in nav and f"- {page}" not in nav] == []
+
+
 @pytest.mark.slow
 def test_the_built_pages_in_chromium(site, browser):
     pages_in_chromium(site, browser)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import shutil
 from pathlib import Path
 
 import jsonschema
@@ -14,12 +15,13 @@ import pytest
 from typer.testing import CliRunner
 
 from homesim.cli import app
+from homesim.datasets.annotations import annotations_file, read_annotations, write_annotation
 from homesim.evaluation.suites import SUITES
 from homesim.schemas import names, schema
 
 COVERED = {
     "run", "summary", "manifest", "record", "dataset", "generation", "scene", "frames-meta", "frames-trajectory",
-    "checkpoint", "checkpoint-log", "challenge", "actions", *(f"episode-{suite}" for suite in SUITES),
+    "checkpoint", "checkpoint-log", "challenge", "actions", "annotation", *(f"episode-{suite}" for suite in SUITES),
 }  # fmt: skip
 DATASET_ARGS = {  # small datasets of each suite (`homesim generate SUITE`)
     "alfred": ["--episodes", "5"],
@@ -81,6 +83,17 @@ def test_a_dataset_folder_fits_its_schemas(outputs, suite):
         valid(f"episode-{manifest['suite']}", episode)
     for scene in (folder / "scenes").glob("*.json"):
         valid("scene", json.loads(scene.read_text()))
+
+
+def test_an_annotation_fits_its_schema(outputs, tmp_path):
+    dataset = tmp_path / "dataset"
+    shutil.copytree(outputs / "datasets" / "alfred", dataset)
+    episode = lines(dataset / "train.jsonl.gz")[0]
+    steps = ["Walk to the counter", "Pick up the mug", "Put it in the sink"]
+    write_annotation(dataset, "train", episode["id"], "Put a mug in the sink", steps, "me")
+    assert len(read_annotations(dataset, "train")) == 1  # read back, checked, with the dataset
+    for line in lines(annotations_file(dataset, "train")):
+        valid("annotation", line)
 
 
 def test_frames_and_a_checkpoint_fit_their_schemas(outputs, request):

@@ -1,8 +1,8 @@
 """The JSON Schemas of the files homesim writes (`<name>.schema.json` beside this module, shipped with the
-package): `manifest`, `dataset`, `generation`, `scene`, `episode-<suite>`, `run`, `record`, `summary`,
-`frames-meta`, `frames-trajectory`, `checkpoint`, `checkpoint-log`, `actions`, `challenge`. Validate with any
-JSON Schema (2020-12) library, e.g. `jsonschema.validate(data, schema("record"))`; the site's Formats pages
-list their fields."""
+package): `manifest`, `dataset`, `generation`, `scene`, `episode-<suite>`, `annotation`, `run`, `record`,
+`summary`, `frames-meta`, `frames-trajectory`, `checkpoint`, `checkpoint-log`, `actions`, `challenge`. Validate
+with any JSON Schema (2020-12) library, e.g. `jsonschema.validate(data, schema("record"))`; the site's Formats
+pages list their fields."""
 
 from __future__ import annotations
 
