@@ -239,7 +239,9 @@ def cli_page() -> str:
     for path, command in commands(typer.main.get_command(app), []):
         if getattr(command, "hidden", False):
             continue
-        result = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "110", "NO_COLOR": "1", "TERM": "dumb"})
+        result = runner.invoke(
+            app, [*path, "--help"], prog_name="homesim", env={"COLUMNS": "96", "NO_COLOR": "1", "TERM": "dumb"}
+        )
         if result.exit_code != 0:
             raise RuntimeError(f"homesim {' '.join(path)} --help: {result.output}")
         lines += [f"## `{' '.join(['homesim', *path])}`", "", "```text", result.output.rstrip(), "```", ""]
