@@ -7,6 +7,7 @@ them go to HOMESIM_SCREENSHOTS when set: docs/screenshots holds them)."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -85,6 +86,11 @@ def test_every_written_page_is_in_the_navigation():
     nav = (ROOT / "mkdocs.yml").read_text()
     written = [p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")]
     assert written and [page for page in written if f": {page}" not in nav and f"- {page}" not in nav] == []
+
+
+def test_the_readmes_links_into_the_site_lead_somewhere():
+    links = re.findall(r"\]\((docs/[^)#]+)", (ROOT / "README.md").read_text())
+    assert links and [link for link in links if not (ROOT / link).is_file()] == []
 
 
 @pytest.mark.slow
