@@ -348,13 +348,6 @@ def schemas_page() -> str:
             lines += ["| field | type | what it is |", "|---|---|---|"]
             lines += [f"| `{n}` | {k} | {d} |" for n, k, d in rows]
             lines.append("")
-    lines += [
-        "## The `Suite` fields {#the-suite-fields}",
-        "",
-        "As `homesim/evaluation/suite.py` declares and documents them:",
-    ]
-    lines += ["", "| field | type | what it is |", "|---|---|---|"]
-    lines += [f"| `{name}` | {code(kind)} | {doc.replace('|', chr(92) + '|')} |" for name, kind, doc in suite_fields()]
     return "\n".join(lines) + "\n"
 
 
