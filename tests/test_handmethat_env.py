@@ -251,17 +251,17 @@ def test_remembered_views_and_commands_equal_fresh_ones(episodes, observability)
 
 
 def _readme_block(marker: str) -> str:
-    """The README's Python block that holds `marker`."""
+    """The Python block of the HandMeThat page (docs/suites/handmethat.md) that holds `marker`."""
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    text = (Path(__file__).resolve().parents[1] / "docs" / "suites" / "handmethat.md").read_text()
     return next(b.split("```")[0] for b in text.split("```python\n")[1:] if marker in b.split("```")[0])
 
 
 def test_the_readme_block_runs_on_the_builtin_episodes():
     """The README's HandMeThat block, but for the line that needs the authors' files: the built-in episodes
     need no arguments, and `history()` is reached through `env.unwrapped`."""
-    block = _readme_block('"homesim/HandMeThat-v0"')
+    block = _readme_block('gymnasium.make("homesim/HandMeThat-v0")')
     code = "\n".join(line for line in block.splitlines() if 'episodes="samples/"' not in line)
     scope: dict = {}
     exec(code, scope)  # noqa: S102  (the README's own lines)

@@ -1,5 +1,5 @@
-"""The layers import downward only, as the README's diagram draws them: a module may import its own layer
-and the layers below it, never one above (function-level imports included)."""
+"""The layers import downward only, as the design page's diagram draws them (docs/design.md): a module may import
+its own layer and the layers below it, never one above (function-level imports included)."""
 
 import re
 from pathlib import Path
@@ -10,6 +10,7 @@ import homesim
 RANKS = {
     "errors": 0, "parallel": 0,
     "files": 0.5,  # writes whole files, and raises the errors of errors.py
+    "schemas": 0,  # the JSON Schemas of those files (data, and their reader)
     "world": 1,
     "render": 2, "scenes": 2, "tasks": 2,
     "planning": 3, "language": 3,

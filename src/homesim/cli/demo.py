@@ -125,6 +125,6 @@ def demo(
         f"  homesim report {out / 'expert'}                                  [dim]# the tables again, from the records[/]\n"
         f"  homesim evaluate --episodes {objectnav / 'dataset'} --split val --agent frontier  [dim]# ObjectNav's heuristic[/]\n"
         f"  homesim render-episode {objectnav / 'random' / 'records.jsonl'} --episodes {objectnav / 'dataset'} --out map.png\n"
-        "  README.md: the real ALFRED data, pixels and masks, the Gymnasium envs",
+        "  docs/ (mkdocs build): the real ALFRED data, pixels and masks, the Gymnasium envs",
         highlight=False,
     )

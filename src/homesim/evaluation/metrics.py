@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -51,6 +51,7 @@ class MetricSet:
     terms: Mapping[str, Term]
     means: Mapping[str, Callable[[EpisodeRecord], float | None]]
     breakdowns: Mapping[str, Callable[[EpisodeRecord], str]]
+    reads: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # declared measures: the others each reads
 
 
 TERMS: dict[str, Term] = {

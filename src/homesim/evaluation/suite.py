@@ -248,9 +248,9 @@ class Suite:
             return next(iter(found)).load()(config, self)
         named = dict(self.agents) | {e.name: None for e in entry_points(group=AGENTS)}
         return make_agent(config.agent, config.seed, named, self.name, self.stop_action)
-    # the viewer (homesim view): an episode's id, and (episode, scenes, its record or None for its
-    # demonstration, the run's options) -> the episode played again step by step
-    episode_id: Callable[[Any], str] = lambda episode: episode.id
+    episode_id: Callable[[Any], str] = lambda episode: episode.id  # an episode's id (the viewer, the server)
+    # the viewer (homesim view): (episode, scenes, its record or None for its demonstration, the run's options)
+    # -> the episode played again step by step
     replay: Callable[[Any, Mapping[str, Any], EpisodeRecord | None, Mapping[str, object]], Replay] | None = None
     success: str = "task_success"  # the summary's figure of the share of episodes that succeeded (plots)
     person: PersonPlay | None = None  # how a person plays it in the browser (homesim play --web)

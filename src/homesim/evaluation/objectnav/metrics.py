@@ -81,6 +81,7 @@ OBJECTNAV_MEASURES = Measures(
 
 OBJECTNAV_METRICS = MetricSet(
     terms=OBJECTNAV_MEASURES.terms(),
+    reads={m.name: m.reads for m in OBJECTNAV_MEASURES.ordered},
     means={},
     breakdowns={
         "by_difficulty": lambda r: str(r.measures.get("difficulty", "?")),
