@@ -8,4 +8,4 @@ import gymnasium
 gymnasium.register(id="homesim/ALFRED-v0", entry_point="homesim.envs.alfred.embodied:AlfredEnv")
 gymnasium.register(id="homesim/ALFRED-Text-v0", entry_point="homesim.envs.alfred.text:AlfredTextEnv")
 gymnasium.register(id="homesim/HandMeThat-v0", entry_point="homesim.envs.handmethat:HandMeThatEnv")
-gymnasium.register(id="homesim/ObjectNav-v0", entry_point="homesim.envs.objectnav:ObjectNavEnv")
+gymnasium.register(id="homesim/ObjectNav-v0", entry_point="homesim.envs.objectnav.env:ObjectNavEnv")

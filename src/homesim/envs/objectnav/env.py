@@ -34,7 +34,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from homesim.envs.objectnav_episodes import ObjectNavEpisodes, objectnav_episodes
+from homesim.envs.objectnav.episodes import ObjectNavEpisodes, objectnav_episodes
 from homesim.envs.options import NEEDS_RESET, chosen_episode, reset_options
 from homesim.tasks.objectnav import CATEGORIES, ObjectNavEpisode, embodied_scene, goal_distance
 from homesim.tasks.objectnav_criteria import (
