@@ -39,6 +39,7 @@ SIDES = 16  # corners of the polygon that stands in for the body's disk at an ob
 EPS = 1e-9  # metres: how far inside a polygon a segment must pass to be blocked
 CHUNK = 4096  # segments tested at once
 BATCHES = (16, 128, 1024)  # candidate anchors a query tests at once, then all the rest
+QUERY_CELLS = 1 << 19  # queries times anchors a distance computation holds at once
 
 
 def obstacle_rectangles(blocked: np.ndarray) -> list[tuple[int, int, int, int]]:
@@ -223,6 +224,10 @@ class GoalDistance:
             shape=(n + 1, n + 1),
         ).tocsr()
         self.corner_distance = dijkstra(graph, directed=False, indices=n)[:n]
+        # what a query may go straight to: a goal point (0 further) or a corner a path leaves from
+        self._reached = np.nonzero(np.isfinite(self.corner_distance))[0]
+        self._anchors = np.concatenate([self.points, area.corners[self._reached]])
+        self._via = np.concatenate([np.zeros(len(self.points)), self.corner_distance[self._reached]])
         self._known: dict[tuple[float, float], float] = {}
 
     def distance(self, x: float, z: float) -> float:
@@ -230,33 +235,43 @@ class GoalDistance:
         kept per point, as agents come back to where they were."""
         known = self._known.get((x, z))
         if known is None:
-            known = self._known[(x, z)] = self._one(np.array([x, z], dtype=float))
+            known = self._known[(x, z)] = float(self.distances(np.array([[x, z]], dtype=float))[0])
         return known
 
     def distances(self, queries: np.ndarray) -> np.ndarray:
-        """`distance` at each of (Q, 2) points."""
-        return np.array([self._one(q) for q in np.asarray(queries, dtype=float).reshape(-1, 2)])
+        """`distance` at each of (Q, 2) points (not kept), many at once: each query's value is computed by the
+        same operations whatever the others, so it is `distance`'s to the bit."""
+        queries = np.asarray(queries, dtype=float).reshape(-1, 2)
+        result = np.empty(len(queries))
+        rows = max(1, QUERY_CELLS // max(1, len(self._anchors)))
+        for start in range(0, len(queries), rows):
+            result[start : start + rows] = self._many(queries[start : start + rows])
+        return result
 
-    def _one(self, p: np.ndarray) -> float:
-        area = self.area
-        reached = np.nonzero(np.isfinite(self.corner_distance))[0]
-        reached = reached[area.tangent(reached, np.broadcast_to(p, (len(reached), 2)))]
-        anchors = np.concatenate([self.points, area.corners[reached]])
-        via = np.concatenate([np.zeros(len(self.points)), self.corner_distance[reached]])
-        straight = np.hypot(anchors[:, 0] - p[0], anchors[:, 1] - p[1])
-        total = straight + via
-        order = np.argsort(total, kind="stable")
-        start = 0
-        for size in (*BATCHES, len(order)):
-            batch = order[start : start + size]
-            if len(batch):
-                free = ~area.blocked(np.broadcast_to(p, (len(batch), 2)), anchors[batch])
-                if free.any():
-                    return float(total[batch[np.argmax(free)]])
-            start += size
-            if start >= len(order):
+    def _many(self, p: np.ndarray) -> np.ndarray:
+        """The least |p - a| + distance(a) over the anchors `a` each query sees, tried nearest total first
+        (a few segment tests settle most queries); a corner counts only where the line to it is tangent."""
+        area, anchors, first = self.area, self._anchors, len(self.points)
+        total = np.hypot(anchors[None, :, 0] - p[:, 0:1], anchors[None, :, 1] - p[:, 1:2]) + self._via
+        shape = (len(p), len(self._reached))
+        tangent = area.tangent(np.broadcast_to(self._reached, shape), np.broadcast_to(p[:, None, :], (*shape, 2)))
+        total[:, first:][~tangent] = math.inf
+        order = np.argsort(total, axis=1, kind="stable")
+        ranked = np.take_along_axis(total, order, axis=1)
+        result = np.full(len(p), math.inf)
+        todo, start = np.arange(len(p)), 0
+        for size in (*BATCHES, len(anchors)):
+            if not len(todo) or start >= len(anchors):
                 break
-        return math.inf
+            candidates, totals = order[todo, start : start + size], ranked[todo, start : start + size]
+            row, column = np.nonzero(np.isfinite(totals))
+            free = np.zeros(totals.shape, dtype=bool)
+            free[row, column] = ~area.blocked(p[todo[row]], anchors[candidates[row, column]])
+            found = free.any(axis=1)
+            result[todo[found]] = totals[found, np.argmax(free[found], axis=1)]
+            todo = todo[~found & np.isfinite(totals[:, -1])]  # an infinite total: the rest are infinite too
+            start += size
+        return result
 
 
 def _crosses(a, b, x0, z0, x1, z1, paired: bool = False) -> np.ndarray:
