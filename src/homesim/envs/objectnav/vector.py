@@ -14,7 +14,8 @@ env's verdict (`env.episode_verdict`), called for each env that ends, on what th
 Distances to goal are the single env's, habitat's continuous geodesic distances (`GoalDistance`), which cost
 about 0.2 ms a point: too much for every lattice point of every goal set up front (60,000 points a house),
 so each goal set's table over its house's nodes is filled as envs reach them, every node reached in a step
-at once (`GoalDistance.distances`, the same floats as the single env's `distance`), and read from then on.
+at once (`GoalDistance.distances`, the same floats as the single env's `distance`), and read from then on
+(`node_distances`: kept with the scene for every batched env of the process).
 With `pixels=`, every env's view is drawn by the batch renderer (`render.batch`: many views per pass, each
 the single renderer's frame to the bit) at the embodiment's image size (a smaller one: `embodiment=
 dataclasses.replace(LOCOBOT, width=128, height=128)`).
@@ -47,7 +48,7 @@ from homesim.envs.objectnav.env import (
     sensors,
 )
 from homesim.envs.objectnav.episodes import ObjectNavEpisodes
-from homesim.tasks.objectnav import embodied_scene, goal_distance
+from homesim.tasks.objectnav import ObjectGoal, embodied_scene, goal_distance
 from homesim.tasks.objectnav_criteria import DEFAULT_CRITERIA, SUCCESS_DISTANCE, VIEW_POINT_DISTANCE, criteria_inputs
 from homesim.world.objectnav.embodiment import LOCOBOT, Embodiment
 from homesim.world.objectnav.navgrid import (
@@ -82,6 +83,16 @@ STATE = (
 )  # fmt: skip
 # compass by (yaw - start yaw + 180) % 360, as the single env computes it
 COMPASS = np.array([math.radians(t - 180 if t else 180) for t in range(360)], dtype=np.float32)
+
+
+def node_distances(grid: NavGrid, goals: tuple[ObjectGoal, ...]) -> np.ndarray:
+    """The distance to goal at each of the grid's nodes (`NavGrid.node_moves`), NaN where none has been needed
+    yet: kept with the scene, so every batched env of the process fills and reads the same."""
+    key = ("node_distances", grid.embodiment, tuple(g.object_id for g in goals))
+    table = grid.scene.pose_visibility.get(key)
+    if table is None:
+        table = grid.scene.pose_visibility[key] = np.full(len(grid.node_moves()[0]), np.nan)
+    return table
 
 
 class ObjectNavVectorEnv(VectorEnv):
@@ -161,7 +172,7 @@ class ObjectNavVectorEnv(VectorEnv):
         goal_sets: dict[tuple, int] = {}
         moves, lattice = [], []
         nodes_so_far = distances_so_far = 0
-        self._sets = []  # per goal set: where its table starts, its house's first node, its distances
+        self._sets = []  # per goal set: where its table starts, its house's first node, its distances, kept ones
         start, base = np.zeros(len(self.episodes), np.int64), np.zeros(len(self.episodes), np.int64)
         for index, episode in enumerate(self.episodes):
             if episode.scene_id not in houses:
@@ -175,7 +186,8 @@ class ObjectNavVectorEnv(VectorEnv):
             key = (episode.scene_id, tuple(g.object_id for g in episode.goals))
             if key not in goal_sets:
                 goal_sets[key] = distances_so_far
-                self._sets.append((distances_so_far, offset, goal_distance(grid, episode.goals)))
+                kept = node_distances(grid, episode.goals)
+                self._sets.append((distances_so_far, offset, goal_distance(grid, episode.goals), kept))
                 distances_so_far += len(nodes)
             start[index] = offset + self._start_node(grid, nodes, episode)
             base[index] = goal_sets[key] - offset
@@ -183,8 +195,8 @@ class ObjectNavVectorEnv(VectorEnv):
         self._next = np.concatenate(moves).ravel()  # next[node * headings + heading]
         self._lattice = np.concatenate(lattice)  # each node's lattice point from x = z = 0: a record's pose
         self._x, self._z = self._lattice[:, 0] * LATTICE, self._lattice[:, 1] * LATTICE
-        self._distances = np.full(distances_so_far, np.nan)
-        self._set_starts = np.array([start for start, _, _ in self._sets])
+        self._distances = np.concatenate([kept for *_, kept in self._sets])
+        self._set_starts = np.array([start for start, *_ in self._sets])
         self._headings = len(e.yaws)
         # the single env adds hypot(x' - x, z' - z) per step: for a move by (di, dj) lattice steps, exactly this
         steps = next(iter(self._grids.values())).steps  # the embodiment's, the same in every house
@@ -399,10 +411,11 @@ class ObjectNavVectorEnv(VectorEnv):
             missing = np.unique(entries[unknown])
             sets = np.searchsorted(self._set_starts, missing, side="right") - 1
             for k in np.unique(sets).tolist():
-                start, first_node, goal = self._sets[k]
+                start, first_node, goal, kept = self._sets[k]
                 these = missing[sets == k]
                 nodes = these - start + first_node
-                self._distances[these] = goal.distances(np.stack([self._x[nodes], self._z[nodes]], axis=1))
+                kept[these - start] = goal.distances(np.stack([self._x[nodes], self._z[nodes]], axis=1))
+                self._distances[these] = kept[these - start]
             distance = self._distances[entries]
         return distance
 

@@ -136,11 +136,17 @@ class NavArea:
         return result
 
     def _blocked(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Three tests, cheapest first: the rectangle grown by the radius as a square (which holds the
-        polygon: a miss is a miss), then grown along one axis only (which the polygon holds: a hit is a hit),
-        then, for what is left, the polygon's own edges."""
+        """Four tests, cheapest first: the segment's bounding box against the rectangle grown by the radius as
+        a square (which holds the polygon: a miss is a miss), then the segment itself against that square, then
+        against the rectangle grown along one axis only (which the polygon holds: a hit is a hit), then, for
+        what is left, the polygon's own edges."""
         (x0, z0, x1, z1), r = self.rectangles.T, self.radius
-        k, p = np.nonzero(_crosses(a, b, x0 - r, z0 - r, x1 + r, z1 + r))
+        low, high = np.minimum(a, b), np.maximum(a, b)
+        near = (low[:, None, 0] <= x1 + r) & (high[:, None, 0] >= x0 - r)
+        near &= (low[:, None, 1] <= z1 + r) & (high[:, None, 1] >= z0 - r)
+        k, p = np.nonzero(near)
+        square = _crosses(a[k], b[k], x0[p] - r, z0[p] - r, x1[p] + r, z1[p] + r, True)
+        k, p = k[square], p[square]
         ak, bk = a[k], b[k]
         x0, z0, x1, z1 = x0[p], z0[p], x1[p], z1[p]
         sure = _crosses(ak, bk, x0 - r, z0, x1 + r, z1, True) | _crosses(ak, bk, x0, z0 - r, x1, z1 + r, True)
@@ -256,22 +262,34 @@ class GoalDistance:
         shape = (len(p), len(self._reached))
         tangent = area.tangent(np.broadcast_to(self._reached, shape), np.broadcast_to(p[:, None, :], (*shape, 2)))
         total[:, first:][~tangent] = math.inf
-        order = np.argsort(total, axis=1, kind="stable")
-        ranked = np.take_along_axis(total, order, axis=1)
-        result = np.full(len(p), math.inf)
-        todo, start = np.arange(len(p)), 0
-        for size in (*BATCHES, len(anchors)):
-            if not len(todo) or start >= len(anchors):
-                break
-            candidates, totals = order[todo, start : start + size], ranked[todo, start : start + size]
-            row, column = np.nonzero(np.isfinite(totals))
-            free = np.zeros(totals.shape, dtype=bool)
-            free[row, column] = ~area.blocked(p[todo[row]], anchors[candidates[row, column]])
-            found = free.any(axis=1)
-            result[todo[found]] = totals[found, np.argmax(free[found], axis=1)]
-            todo = todo[~found & np.isfinite(totals[:, -1])]  # an infinite total: the rest are infinite too
-            start += size
+        result, rows, cut = np.full(len(p), math.inf), np.arange(len(p)), BATCHES[0]
+        if cut < len(anchors):  # each query's `cut` least totals, in any order: most queries see one of them
+            candidates = np.argpartition(total, cut - 1, axis=1)[:, :cut]
+            rows = rows[self._settle(p, rows, candidates, np.take_along_axis(total, candidates, axis=1), result)]
+        if len(rows):  # the others in order of total, from the first (ties at the cut are tried again)
+            order = np.argsort(total[rows], axis=1, kind="stable")
+            ranked = np.take_along_axis(total[rows], order, axis=1)
+            left, start = np.arange(len(rows)), 0
+            for size in (*BATCHES, len(anchors)):
+                if not len(left) or start >= len(anchors):
+                    break
+                batch = slice(start, start + size)
+                left = left[self._settle(p, rows[left], order[left, batch], ranked[left, batch], result)]
+                start += size
         return result
+
+    def _settle(
+        self, p: np.ndarray, rows: np.ndarray, candidates: np.ndarray, totals: np.ndarray, result: np.ndarray
+    ) -> np.ndarray:
+        """Tests the queries' candidate anchors ((R, C) indices, their totals): where some are seen, the least
+        of their totals is the query's result (no other candidate has less). Which rows are left unsettled (none
+        seen, and anchors of finite total may remain)."""
+        i, j = np.nonzero(np.isfinite(totals))
+        free = np.zeros(totals.shape, dtype=bool)
+        free[i, j] = ~self.area.blocked(p[rows[i]], self._anchors[candidates[i, j]])
+        found = free.any(axis=1)
+        result[rows[found]] = np.where(free[found], totals[found], math.inf).min(axis=1)
+        return ~found & np.isfinite(totals.max(axis=1, initial=-math.inf))
 
 
 def _crosses(a, b, x0, z0, x1, z1, paired: bool = False) -> np.ndarray:
