@@ -13,13 +13,15 @@ run: steps/s for N = 1 .. 4096 envs (and more with --sizes), in several houses.
   and positions, every goal set's distances), and the seconds the tables take to build.
 
 Distances to goal are habitat's continuous geodesic distances, about 0.2 ms a point, computed where an agent
-first stands (the single env keeps them per point, the batch per goal set and node, `vector.node_distances`):
+first stands, kept per goal set and lattice node for both (`GoalDistance.node_distances`):
 each figure is measured twice, "cold" (the first seconds after the houses are built, each new point computed)
-and "warm" (after those seconds, with other random actions: what a long run sees).
+and "warm": after --warm-up seconds of random steps (other actions: what a long run sees), or with --fill
+after every distance is computed up front (`ObjectNavVectorEnv.fill_distances`: what the stepping itself
+costs; a few seconds per goal set).
 
     python bench/objectnav_vector_speed.py [--houses 6] [--per-house 6] [--episodes DATASET --split val]
                                            [--sizes 1,4,16,64,256,1024,4096] [--pixel-sizes 16,64]
-                                           [--pixel-size 128] [--seconds 3] [--warm-up 60] [--json out.json]
+                                           [--pixel-size 128] [--seconds 3] [--warm-up 60] [--fill] [--json out.json]
 
 Steps/s count env steps (a batch step of N envs is N). The machine's load average is printed beside the
 figures: on a shared machine, read the ratios. Target (issue 30): >= 1,000,000 steps/s at N >= 1,024.
@@ -89,7 +91,7 @@ def batch_steps_per_second(envs: ObjectNavVectorEnv, seconds: float, stop: bool,
 
 def distances_computed(episodes, scenes) -> int:
     """How many (goal set, node) distances the process's batches have computed so far."""
-    return sum(int(np.isfinite(kept).sum()) for *_, kept in ObjectNavVectorEnv(1, episodes, scenes)._sets)
+    return sum(int(np.isfinite(goal.at_nodes()).sum()) for _, goal in ObjectNavVectorEnv(1, episodes, scenes)._sets)
 
 
 def memory(envs: ObjectNavVectorEnv) -> tuple[float, float]:
@@ -123,6 +125,7 @@ def main() -> None:
     parser.add_argument("--pixel-size", type=int, default=128, help="image width and height with pixels")
     parser.add_argument("--seconds", type=float, default=3.0, help="timed seconds per figure")
     parser.add_argument("--warm-up", type=float, default=60.0, help="seconds stepped before the warm figures")
+    parser.add_argument("--fill", action="store_true", help="warm up by computing every distance (fill_distances)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     console = Console()
@@ -161,10 +164,14 @@ def main() -> None:
     )
     begin = time.perf_counter()
     single_steps_per_second(episodes, scenes, args.warm_up / 4, seed=2)
-    batch_steps_per_second(ObjectNavVectorEnv(max(sizes), episodes, scenes), args.warm_up, False, seed=2)
+    if args.fill:
+        ObjectNavVectorEnv(1, episodes, scenes).fill_distances()
+    else:
+        batch_steps_per_second(ObjectNavVectorEnv(max(sizes), episodes, scenes), args.warm_up, False, seed=2)
     computed = distances_computed(episodes, scenes)
-    figures["warm_up"] = {"seconds": time.perf_counter() - begin, "distances_computed": computed}
-    console.print(f"warmed up for {figures['warm_up']['seconds']:.0f} s: {computed:,} distances computed")
+    figures["warm_up"] = {"seconds": time.perf_counter() - begin, "distances_computed": computed, "fill": args.fill}
+    how = "every distance computed up front (fill_distances)" if args.fill else "stepped at random"
+    console.print(f"warmed up for {figures['warm_up']['seconds']:.0f} s, {how}: {computed:,} distances computed")
     single = single_steps_per_second(episodes, scenes, args.seconds, seed=1)
     figures["single_env_steps_per_s"] = single
     table = Table(title="homesim/ObjectNav-v0 without pixels, warm: env steps/s (x the single env in this run)")

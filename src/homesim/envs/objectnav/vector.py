@@ -14,8 +14,8 @@ env's verdict (`env.episode_verdict`), called for each env that ends, on what th
 Distances to goal are the single env's, habitat's continuous geodesic distances (`GoalDistance`), which cost
 about 0.2 ms a point: too much for every lattice point of every goal set up front (60,000 points a house),
 so each goal set's table over its house's nodes is filled as envs reach them, every node reached in a step
-at once (`GoalDistance.distances`, the same floats as the single env's `distance`), and read from then on
-(`node_distances`: kept with the scene for every batched env of the process).
+at once (`GoalDistance.node_distances`: the table the single env's `distance` keeps its values in, so the
+same floats, shared with every env of the process), and read from then on.
 With `pixels=`, every env's view is drawn by the batch renderer (`render.batch`: many views per pass, each
 the single renderer's frame to the bit) at the embodiment's image size (a smaller one: `embodiment=
 dataclasses.replace(LOCOBOT, width=128, height=128)`).
@@ -48,9 +48,8 @@ from homesim.envs.objectnav.env import (
     sensors,
 )
 from homesim.envs.objectnav.episodes import ObjectNavEpisodes
-from homesim.tasks.objectnav import ObjectGoal, embodied_scene, goal_distance
-from homesim.tasks.objectnav_criteria import DEFAULT_CRITERIA, SUCCESS_DISTANCE, VIEW_POINT_DISTANCE, criteria_inputs
-from homesim.world.objectnav.embodiment import LOCOBOT, Embodiment
+from homesim.tasks.objectnav import embodied_scene, goal_distance
+from homesim.tasks.objectnav_criteria import criteria_inputs
 from homesim.world.objectnav.navgrid import (
     ACTIONS,
     LATTICE,
@@ -69,6 +68,7 @@ from homesim.world.state import AgentState, State
 
 PIXEL_BATCH = 64  # views per rendering pass (the layered framebuffer holds this many of each image)
 JUDGED = 100_000  # criteria inputs kept per (goal set, pose) before the store starts again
+FILL = 8192  # distances computed at once by fill_distances
 DRAWS = 32  # episode choices drawn ahead per env: k draws of integers(n) one by one equal one draw of size k
 NO_ACTION = len(ACTIONS)  # the index an invalid or ignored action reads in the tables below
 STOP, MOVE_FORWARD = ACTIONS.index("STOP"), ACTIONS.index("MOVE_FORWARD")
@@ -85,18 +85,9 @@ STATE = (
 COMPASS = np.array([math.radians(t - 180 if t else 180) for t in range(360)], dtype=np.float32)
 
 
-def node_distances(grid: NavGrid, goals: tuple[ObjectGoal, ...]) -> np.ndarray:
-    """The distance to goal at each of the grid's nodes (`NavGrid.node_moves`), NaN where none has been needed
-    yet: kept with the scene, so every batched env of the process fills and reads the same."""
-    key = ("node_distances", grid.embodiment, tuple(g.object_id for g in goals))
-    table = grid.scene.pose_visibility.get(key)
-    if table is None:
-        table = grid.scene.pose_visibility[key] = np.full(len(grid.node_moves()[0]), np.nan)
-    return table
-
-
 class ObjectNavVectorEnv(VectorEnv):
-    """N ObjectNav episodes in many houses, stepped as arrays; the arguments are the single env's."""
+    """N ObjectNav episodes in many houses, stepped as arrays. The arguments are the single env's: `settings`
+    its criteria, success_distance, view_point_distance, undefined_spl, max_steps and embodiment."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
@@ -107,28 +98,17 @@ class ObjectNavVectorEnv(VectorEnv):
         scenes: dict[str, Scene] | None = None,
         split: str | None = None,
         pixels: Sequence[str] = (),
-        criteria: str | Sequence[str] = DEFAULT_CRITERIA,
-        success_distance: float = SUCCESS_DISTANCE,
-        view_point_distance: float = VIEW_POINT_DISTANCE,
-        undefined_spl: str = "limit",
-        max_steps: int | None = None,
         expert_hints: bool = False,
-        embodiment: Embodiment = LOCOBOT,
+        **settings,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs={num_envs!r}: a positive number of envs")
         if expert_hints:
             raise ValueError("expert hints are not batched: use vectorization_mode='sync' for them")
         # The single env checks the other arguments; its rules are the ones used below.
-        rules = {"criteria": criteria, "success_distance": success_distance}
-        rules |= {"view_point_distance": view_point_distance, "undefined_spl": undefined_spl}
-        single = ObjectNavEnv(episodes, scenes, split, **rules, max_steps=max_steps, embodiment=embodiment)
-        self.episodes, self.scenes, self.embodiment, self.rules = (
-            single.episodes,
-            single.scenes,
-            embodiment,
-            single.rules,
-        )
+        single = ObjectNavEnv(episodes, scenes, split, **settings)
+        self.episodes, self.scenes, self.rules = single.episodes, single.scenes, single.rules
+        self.embodiment = embodiment = single.embodiment
         self.num_envs, self.max_steps, self.pixels = num_envs, single.max_steps, sensors(pixels)
         self.single_observation_space = observation_space(embodiment, self.pixels)
         self.single_action_space = single.action_space
@@ -137,10 +117,9 @@ class ObjectNavVectorEnv(VectorEnv):
             from homesim.render.batch import BatchRenderer
 
             images = {"rgb": "rgb", "depth": "depth", "semantic": "segmentation"}  # sensor -> image drawn
-            settings = embodiment.renderer_settings()
             drawn = [images[p] for p in self.pixels]
             batch, houses = min(num_envs, PIXEL_BATCH), len(self.scenes)
-            self.renderer = BatchRenderer(batch, **settings, images=drawn, scenes=houses)
+            self.renderer = BatchRenderer(batch, **embodiment.renderer_settings(), images=drawn, scenes=houses)
             self._views = {i: embodied_scene(scene, embodiment) for i, scene in self.scenes.items()}
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
@@ -172,7 +151,7 @@ class ObjectNavVectorEnv(VectorEnv):
         goal_sets: dict[tuple, int] = {}
         moves, lattice = [], []
         nodes_so_far = distances_so_far = 0
-        self._sets = []  # per goal set: where its table starts, its house's first node, its distances, kept ones
+        self._sets = []  # per goal set: where its table starts, its distances
         start, base = np.zeros(len(self.episodes), np.int64), np.zeros(len(self.episodes), np.int64)
         for index, episode in enumerate(self.episodes):
             if episode.scene_id not in houses:
@@ -186,8 +165,7 @@ class ObjectNavVectorEnv(VectorEnv):
             key = (episode.scene_id, tuple(g.object_id for g in episode.goals))
             if key not in goal_sets:
                 goal_sets[key] = distances_so_far
-                kept = node_distances(grid, episode.goals)
-                self._sets.append((distances_so_far, offset, goal_distance(grid, episode.goals), kept))
+                self._sets.append((distances_so_far, goal_distance(grid, episode.goals)))
                 distances_so_far += len(nodes)
             start[index] = offset + self._start_node(grid, nodes, episode)
             base[index] = goal_sets[key] - offset
@@ -195,8 +173,8 @@ class ObjectNavVectorEnv(VectorEnv):
         self._next = np.concatenate(moves).ravel()  # next[node * headings + heading]
         self._lattice = np.concatenate(lattice)  # each node's lattice point from x = z = 0: a record's pose
         self._x, self._z = self._lattice[:, 0] * LATTICE, self._lattice[:, 1] * LATTICE
-        self._distances = np.concatenate([kept for *_, kept in self._sets])
-        self._set_starts = np.array([start for start, *_ in self._sets])
+        self._distances = np.concatenate([goal.at_nodes() for _, goal in self._sets])  # a copy, read at once
+        self._set_starts = np.array([start for start, _ in self._sets])
         self._headings = len(e.yaws)
         # the single env adds hypot(x' - x, z' - z) per step: for a move by (di, dj) lattice steps, exactly this
         steps = next(iter(self._grids.values())).steps  # the embodiment's, the same in every house
@@ -317,6 +295,15 @@ class ObjectNavVectorEnv(VectorEnv):
         self._started = True
         return self._observation()
 
+    def fill_distances(self) -> int:
+        """Computes every goal set's distance at every node now, rather than where envs first stand (seconds
+        per goal set: 60,000 nodes a house at about 0.2 ms each), so that no step computes one; how many were
+        computed."""
+        unknown = np.flatnonzero(np.isnan(self._distances))
+        for start in range(0, len(unknown), FILL):
+            self._distances_at(unknown[start : start + FILL])
+        return len(unknown)
+
     def close_extras(self, **kwargs) -> None:
         if self.renderer is not None:
             self.renderer.close()
@@ -411,11 +398,9 @@ class ObjectNavVectorEnv(VectorEnv):
             missing = np.unique(entries[unknown])
             sets = np.searchsorted(self._set_starts, missing, side="right") - 1
             for k in np.unique(sets).tolist():
-                start, first_node, goal, kept = self._sets[k]
+                start, goal = self._sets[k]
                 these = missing[sets == k]
-                nodes = these - start + first_node
-                kept[these - start] = goal.distances(np.stack([self._x[nodes], self._z[nodes]], axis=1))
-                self._distances[these] = kept[these - start]
+                self._distances[these] = goal.node_distances(these - start)
             distance = self._distances[entries]
         return distance
 

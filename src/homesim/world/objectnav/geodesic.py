@@ -234,15 +234,40 @@ class GoalDistance:
         self._reached = np.nonzero(np.isfinite(self.corner_distance))[0]
         self._anchors = np.concatenate([self.points, area.corners[self._reached]])
         self._via = np.concatenate([np.zeros(len(self.points)), self.corner_distance[self._reached]])
-        self._known: dict[tuple[float, float], float] = {}
+        self._known: dict[tuple[float, float], float] = {}  # off the lattice's nodes
+        self._at_nodes: np.ndarray | None = None  # at each node of the grid (NaN: not yet computed)
 
     def distance(self, x: float, z: float) -> float:
         """Metres from (x, z) to the nearest goal point along the navigable area (inf: none is reachable);
-        kept per point, as agents come back to where they were."""
+        kept per point, as agents come back to where they were (at a lattice node, in `node_distances`'s
+        table, which the batched env fills too)."""
+        node = self.area.grid.node_at(x, z)
+        if node >= 0:
+            known = self.at_nodes()[node]
+            return float(known if known == known else self.node_distances(np.array([node]))[0])  # NaN: unknown
         known = self._known.get((x, z))
         if known is None:
             known = self._known[(x, z)] = float(self.distances(np.array([[x, z]], dtype=float))[0])
         return known
+
+    def at_nodes(self) -> np.ndarray:
+        """The table of distances at the grid's nodes (`NavGrid.node_moves`), NaN where none was asked yet."""
+        if self._at_nodes is None:
+            self._at_nodes = np.full(len(self.area.grid.node_moves()[0]), np.nan)
+        return self._at_nodes
+
+    def node_distances(self, nodes: np.ndarray) -> np.ndarray:
+        """`distance` at the grid's `nodes`, those not yet in the table computed at once (`distances`) and kept."""
+        table = self.at_nodes()
+        values = table[nodes]
+        unknown = np.isnan(values)
+        if unknown.any():
+            todo = np.unique(nodes[unknown])
+            grid = self.area.grid
+            lattice = grid.node_moves()[0][todo] + (grid.i0, grid.j0)
+            table[todo] = self.distances(lattice * LATTICE)
+            values = table[nodes]
+        return values
 
     def distances(self, queries: np.ndarray) -> np.ndarray:
         """`distance` at each of (Q, 2) points (not kept), many at once: each query's value is computed by the

@@ -237,7 +237,7 @@ class NavGrid:
         `can_move` and `steps` as one table, for stepping many poses with array look-ups. Built once."""
         if self._nodes is None:
             i, j = np.nonzero(self.navigable)
-            index = np.full(self.shape, -1, dtype=np.int64)
+            index = self._node_index = np.full(self.shape, -1, dtype=np.int64)
             own = index[i, j] = np.arange(len(i))
             targets = np.empty((len(i), len(self.steps)), dtype=np.int64)
             for k, (di, dj) in enumerate(self.steps):
@@ -245,6 +245,14 @@ class NavGrid:
                 targets[:, k] = np.where(ok, index[np.where(ok, i + di, i), np.where(ok, j + dj, j)], own)
             self._nodes = (np.stack([i, j], axis=1), targets)
         return self._nodes
+
+    def node_at(self, x: float, z: float) -> int:
+        """The node (`node_moves`) at exactly (x, z), -1 where that is no navigable lattice point."""
+        self.node_moves()
+        i, j = self.index(x, z)
+        if not self.inside(i, j) or self.point(i, j) != (x, z):
+            return -1
+        return int(self._node_index[i, j])
 
     def geodesic(self, field: np.ndarray, x: float, z: float) -> float:
         """The distance field's value at a pose (inf off the lattice's navigable points)."""
