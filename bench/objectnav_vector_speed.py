@@ -5,7 +5,8 @@ run: steps/s for N = 1 .. 4096 envs (and more with --sizes), in several houses.
   an episode: what `bench/objectnav_speed.py` measures;
 * the batch with the same actions (STOP excluded: an episode ends every 500 steps), and with STOP among them
   (one action in six: an episode ends every six steps or so, each end judged by the single env's verdict
-  in Python, the batch's slow path);
+  in Python, the batch's slow path: what the criteria read, 3-13 ms of sight tests an end);
+* both without ends (a step limit never reached): what stepping alone costs;
 * two processes stepping N/2 envs each at once (the 2 cores), for the largest N;
 * with RGB + depth + semantic at --pixel-size (128x128 by default, LoCoBot's 79 degrees): the single env and
   the batch (its views drawn by `render.batch`), random actions without STOP;
@@ -48,6 +49,7 @@ from homesim.envs.objectnav.vector import ObjectNavVectorEnv
 from homesim.scenes.houses import generate_house
 from homesim.world.objectnav.embodiment import LOCOBOT
 
+ENDLESS = 10**9  # a step limit no timed run reaches: steps without an episode's end, what stepping costs
 TABLES = ("_next", "_lattice", "_x", "_z", "_distances")  # shared by every env of a batch
 
 
@@ -173,20 +175,27 @@ def main() -> None:
     how = "every distance computed up front (fill_distances)" if args.fill else "stepped at random"
     console.print(f"warmed up for {figures['warm_up']['seconds']:.0f} s, {how}: {computed:,} distances computed")
     single = single_steps_per_second(episodes, scenes, args.seconds, seed=1)
-    figures["single_env_steps_per_s"] = single
+    endless_single = single_steps_per_second(episodes, scenes, args.seconds, seed=1, max_steps=ENDLESS)
+    figures |= {"single_env_steps_per_s": single, "single_env_no_ends_steps_per_s": endless_single}
     table = Table(title="homesim/ObjectNav-v0 without pixels, warm: env steps/s (x the single env in this run)")
-    for column in ("N", "no STOP", "x single", "us per batch step", "with STOP (1/6)", "x single", "bytes/env"):
+    columns = ("N", "no STOP", "x single", "us per batch step", "with STOP (1/6)", "x single", "no ends", "x single")
+    for column in (*columns, "bytes/env"):
         table.add_column(column, justify="right")
-    table.add_row("single env", f"{single:,.0f}", "1.00", f"{1e6 / single:.0f}", "", "", "")
+    first = (f"{single:,.0f}", "1.00", f"{1e6 / single:.0f}", "", "", f"{endless_single:,.0f}", "1.00", "")
+    table.add_row("single env", *first)
     figures["batch"] = {}
     for n in sizes:
         envs = ObjectNavVectorEnv(n, episodes, scenes)
         plain = batch_steps_per_second(envs, args.seconds, stop=False)
         stopping = batch_steps_per_second(envs, args.seconds, stop=True)
         per_env, shared = memory(envs)
+        endless = batch_steps_per_second(
+            ObjectNavVectorEnv(n, episodes, scenes, max_steps=ENDLESS), args.seconds, False
+        )
         figures["batch"][n] = {
             "steps_per_s": plain,
             "steps_per_s_with_stop": stopping,
+            "steps_per_s_no_ends": endless,
             "bytes_per_env": per_env,
             "tables_mb": shared,
             "load_average": os.getloadavg()[0],
@@ -198,6 +207,8 @@ def main() -> None:
             f"{1e6 * n / plain:,.0f}",
             f"{stopping:,.0f}",
             f"{stopping / single:.0f}",
+            f"{endless:,.0f}",
+            f"{endless / endless_single:.0f}",
             f"{per_env:.0f}",
         )
     console.print(table)

@@ -122,6 +122,18 @@ def test_every_protocol_judges_as_the_single_env_does(two_houses, protocol):
 
 
 @pytest.mark.slow
+def test_distances_computed_up_front_are_those_computed_on_the_way(two_houses):
+    """fill_distances computes every goal set's table at once; a batch stepped after it still gives the single
+    env's floats (which now read the same tables) step for step."""
+    episodes, scenes = two_houses
+    batched, singles = both(4, episodes[-4:], scenes, max_steps=60)
+    assert batched.unwrapped.fill_distances() > 0 and batched.unwrapped.fill_distances() == 0
+    assert not np.isnan(batched.unwrapped._distances).any()
+    seen = play(batched, singles, 300, 13, episodes)
+    assert seen["success"] > 0, seen
+
+
+@pytest.mark.slow
 def test_a_large_batch_steps_as_single_envs_do_for_thousands_of_steps(two_houses):
     episodes, scenes = two_houses
     batched, singles = both(64, episodes, scenes, max_steps=200, criteria="intentionality,validity,proximity")
