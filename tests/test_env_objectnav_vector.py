@@ -16,6 +16,7 @@ import homesim.envs  # noqa: F401  (registers the envs)
 from homesim.datasets.objectnav.builtin import builtin_objectnav
 from homesim.datasets.objectnav.generate import sample_episodes
 from homesim.envs.objectnav.env import PIXELS
+from homesim.envs.objectnav import vector
 from homesim.envs.objectnav.vector import ObjectNavVectorEnv
 from homesim.evaluation.objectnav.suite import PROTOCOLS
 from homesim.render import RenderingUnavailable
@@ -111,6 +112,16 @@ def test_the_batch_steps_as_single_envs_do(two_houses):
     assert min(seen.values()) > 0, seen  # every kind of step and end happened
 
 
+def test_trails_longer_than_kept_at_first_grow(two_houses, monkeypatch):
+    """Each env's trail starts TRAIL moves long (a step limit of 10**9 is allowed) and doubles as needed: the
+    records' positions are still the single env's."""
+    monkeypatch.setattr(vector, "TRAIL", 2)
+    episodes, scenes = two_houses
+    batched, singles = both(4, episodes, scenes, max_steps=40)
+    play(batched, singles, 100, 17, episodes)
+    assert batched.unwrapped._trail.shape[1] > 3
+
+
 @pytest.mark.parametrize("protocol", PROTOCOLS[1:], ids=lambda p: p.name)
 def test_every_protocol_judges_as_the_single_env_does(two_houses, protocol):
     """habitat's Success (d_T under 0.1 m, SPL undefined at 0 / 0) and RoboTHOR's: the batch's verdicts,
@@ -194,6 +205,7 @@ def test_what_is_not_batched_is_a_clear_error(two_houses):
     off = replace(episodes[0], start_position=(0.01, 0.0))
     with pytest.raises(ValueError, match=f"episode {off.episode_id}: the batched env needs a start on a navigable"):
         ObjectNavVectorEnv(2, [off], scenes)
+    assert ObjectNavVectorEnv(2, episodes, scenes, max_steps=10**9)._trail.shape == (2, vector.TRAIL + 1)
     envs = ObjectNavVectorEnv(2, episodes, scenes)
     with pytest.raises(RuntimeError, match="call reset"):
         envs.step(np.array([1, 1]))

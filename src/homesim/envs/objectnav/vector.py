@@ -68,6 +68,7 @@ from homesim.world.state import AgentState, State
 
 PIXEL_BATCH = 64  # views per rendering pass (the layered framebuffer holds this many of each image)
 JUDGED = 100_000  # criteria inputs kept per (goal set, pose) before the store starts again
+TRAIL = 512  # moves each env's trail holds at first (doubled when an episode outlasts it)
 FILL = 8192  # distances computed at once by fill_distances
 DRAWS = 32  # episode choices drawn ahead per env: k draws of integers(n) one by one equal one draw of size k
 NO_ACTION = len(ACTIONS)  # the index an invalid or ignored action reads in the tables below
@@ -129,7 +130,7 @@ class ObjectNavVectorEnv(VectorEnv):
         self._steps, self._collisions = np.zeros(n, np.int64), np.zeros(n, np.int64)
         self._path, self._distance, self._start_distance = np.zeros(n), np.zeros(n), np.zeros(n)
         # the nodes each env's episode stood on, one more after each move, and how many
-        self._trail, self._moves = np.zeros((n, self.max_steps + 1), np.int32), np.zeros(n, np.int64)
+        self._trail, self._moves = np.zeros((n, min(self.max_steps, TRAIL) + 1), np.int32), np.zeros(n, np.int64)
         self._episode = np.zeros(n, np.int64)
         # per env, copied from its episode at reset: start pose, its frame, goal category, distance base
         self._start_x, self._start_z, self._sin, self._cos = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)
