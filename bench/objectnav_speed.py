@@ -33,7 +33,7 @@ from rich.table import Table
 
 from homesim.datasets.folder import read_dataset, write_dataset
 from homesim.datasets.objectnav.generate import generate
-from homesim.envs.objectnav import ObjectNavEnv
+from homesim.envs.objectnav.env import ObjectNavEnv
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
 from homesim.evaluation.objectnav.suite import objectnav_options
 from homesim.parallel import Workers

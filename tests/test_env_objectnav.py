@@ -13,7 +13,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import homesim.envs  # noqa: F401  (registers the envs)
-from homesim.envs.objectnav import CATEGORY_NAMES, ObjectNavEnv
+from homesim.envs.objectnav.env import CATEGORY_NAMES, ObjectNavEnv
 from homesim.scenes.houses import generate_house
 from homesim.tasks.objectnav import ObjectNavEpisode, category_goals, goal_distance, goal_field
 from homesim.world.objectnav.embodiment import LOCOBOT

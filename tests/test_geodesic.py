@@ -178,3 +178,19 @@ def test_distances_equal_an_independent_exact_solver_on_a_generated_house():
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_distances_equal_an_independent_exact_solver_on_larger_houses(seed):
     _compare_with_brute_force(seed=seed, rooms=4, queries=10)
+
+
+def test_many_points_at_once_are_each_point_alone_to_the_bit():
+    """The batched env reads distances computed many at once (`GoalDistance.distances`); the single env one
+    point at a time: the same floats, on lattice points, points between them and points off the area."""
+    scene, _ = generate_house(2, rooms=3)
+    grid = nav_grid(scene, LOCOBOT)
+    goals = category_goals(scene, grid, "chair") or category_goals(scene, grid, "table")
+    targets = np.array([p for g in goals for p in g.view_points])
+    rng = np.random.default_rng(2)
+    points = grid.navigable_points()[rng.choice(len(grid.navigable_points()), 150, replace=False)]
+    points = np.concatenate([points, points + rng.normal(0, 0.2, points.shape)])
+    together = GoalDistance(nav_area(grid), targets).distances(points)
+    alone = GoalDistance(nav_area(grid), targets)
+    assert np.isfinite(together).sum() > 150 and np.isinf(together).any()
+    assert together.tolist() == [alone.distance(x, z) for x, z in points.tolist()]

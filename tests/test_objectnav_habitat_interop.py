@@ -30,7 +30,7 @@ from typer.testing import CliRunner
 from homesim.cli import app
 from homesim.datasets.objectnav.generate import generate
 from homesim.datasets.objectnav.habitat import CATEGORY_TABLES, read_habitat, write_habitat
-from homesim.envs.objectnav import ObjectNavEnv
+from homesim.envs.objectnav.env import ObjectNavEnv
 from homesim.errors import DataError
 
 FORWARD, TURN = 0.25, 30.0

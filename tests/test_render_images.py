@@ -11,7 +11,7 @@ import pytest
 from render_support import make_renderer
 
 from homesim.datasets.objectnav.builtin import builtin_objectnav
-from homesim.envs.objectnav import ObjectNavEnv
+from homesim.envs.objectnav.env import ObjectNavEnv
 from homesim.render import OBJECTNAV, Renderer
 from homesim.render.renderer import IMAGES
 from homesim.scenes.procedural import generate_room

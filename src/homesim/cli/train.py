@@ -1,5 +1,6 @@
 """`homesim train`: one command for every suite's learned baselines; the suite is what `--data` holds (an
-ALFRED frames folder from `homesim alfred frames`, or HandMeThat episodes), and its trainer is the
+ALFRED frames folder from `homesim alfred frames`, HandMeThat episodes, or an ObjectNav dataset folder, whose
+agent learns by PPO in the batched env), and its trainer is the
 `homesim.trainers` entry point named after the suite."""
 
 from __future__ import annotations
@@ -35,13 +36,21 @@ def trainer_for(data: Path) -> tuple[str, object]:
 @app.command("train")
 def train_command(
     agent: Annotated[
-        str, typer.Option(help="ALFRED: seq2seq, seq2seq_pm, moca; HandMeThat: seq2seq, seq2seq_goal, seq2seq_subgoal, drrn")
+        str,
+        typer.Option(
+            help="ALFRED: seq2seq, seq2seq_pm, moca; HandMeThat: seq2seq, seq2seq_goal, seq2seq_subgoal, drrn;"
+            " ObjectNav: ppo"
+        ),
     ],
-    data: Annotated[Path, typer.Option(exists=True, help="an ALFRED frames folder or HandMeThat episodes")],
+    data: Annotated[
+        Path, typer.Option(exists=True, help="an ALFRED frames folder, HandMeThat episodes or an ObjectNav dataset")
+    ],
     out: Annotated[Path, typer.Option(help="the checkpoint file; an unfinished one of the same run is resumed")],
     epochs: Annotated[int, typer.Option(min=1)] = 1,
-    max_steps: Annotated[int | None, typer.Option(min=1, help="stop after this many optimisation steps")] = None,
-    batch_size: Annotated[int, typer.Option(min=1)] = 8,
+    max_steps: Annotated[
+        int | None, typer.Option(min=1, help="stop after this many optimisation steps (ObjectNav ppo: updates)")
+    ] = None,
+    batch_size: Annotated[int, typer.Option(min=1, help="examples per step (ObjectNav ppo: envs)")] = 8,
     lr: Annotated[float, typer.Option(min=0.0)] = 1e-3,
     seed: int = 0,
     checkpoint_every: Annotated[int, typer.Option(min=1, help="optimisation steps between checkpoints")] = 100,

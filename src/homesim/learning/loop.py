@@ -70,7 +70,7 @@ def epoch_generator(seed: int, epoch: int) -> torch.Generator:
     return torch.Generator().manual_seed(seed * 1_000_003 + epoch)
 
 
-def _save(path: Path, checkpoint: dict) -> None:
+def save_checkpoint(path: Path, checkpoint: dict) -> None:
     """Written beside and renamed: a run killed while saving leaves the previous checkpoint whole."""
     with replacing(path) as partial:
         torch.save(checkpoint, partial)
@@ -84,11 +84,11 @@ def checkpoint_step(out: str | Path) -> int | None:
         return None
 
 
-def _log_path(out: Path) -> Path:
+def log_path(out: Path) -> Path:
     return out.with_name(out.name + ".log.jsonl")
 
 
-def _keep_log_until(log: Path, step: int) -> None:
+def keep_log_until(log: Path, step: int) -> None:
     """On resumption the log keeps what the checkpoint saw; lines written after it are trained again."""
     if log.exists():
         lines = [line for line in log.read_text().splitlines() if json.loads(line)["step"] <= step]
@@ -141,15 +141,15 @@ def train(
         if not config.allows_more(step, epoch):  # nothing left to train within this budget
             if checkpoint["finished"]:
                 seconds = time.perf_counter() - started
-                return TrainResult(step, epoch, last_loss, _log_path(out), seconds, "done before", batch_index)
+                return TrainResult(step, epoch, last_loss, log_path(out), seconds, "done before", batch_index)
             finished = True
-        _keep_log_until(_log_path(out), step)
+        keep_log_until(log_path(out), step)
     else:
         out.parent.mkdir(parents=True, exist_ok=True)
-        _log_path(out).unlink(missing_ok=True)
+        log_path(out).unlink(missing_ok=True)
 
     def save(done: bool) -> None:
-        _save(
+        save_checkpoint(
             out,
             {
                 "format": FORMAT, "version": VERSION, "describe": describe, "config": asdict(config),
@@ -165,7 +165,7 @@ def train(
         nonlocal sums, counted
         if counted:
             line = {"step": step, "epoch": epoch} | {k: v / counted for k, v in sums.items()}
-            with _log_path(out).open("a") as log:
+            with log_path(out).open("a") as log:
                 log.write(json.dumps(line) + "\n")
         sums, counted = {}, 0
 
@@ -206,4 +206,4 @@ def train(
         save(True)
     stopped = "max_steps" if config.max_steps is not None and step >= config.max_steps else "epochs"
     seconds = time.perf_counter() - started
-    return TrainResult(step, epoch, last_loss, _log_path(out), seconds, stopped, batch_index, size)
+    return TrainResult(step, epoch, last_loss, log_path(out), seconds, stopped, batch_index, size)

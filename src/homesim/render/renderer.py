@@ -100,6 +100,8 @@ class Renderer:
     and segmentation to draw (all by default). Raises `RenderingUnavailable` (one line) when no EGL context
     can be made."""
 
+    vertex_shader = VERTEX_SHADER
+
     def __init__(
         self,
         width: int = 300,
@@ -123,7 +125,9 @@ class Renderer:
         # the camera would otherwise lose the part its lift brings nearer than the near plane.
         self.ctx.enable_direct(GL_DEPTH_CLAMP)
         self.programs = {
-            open_: self.ctx.program(vertex_shader=VERTEX_SHADER, fragment_shader=fragment_shader(open_, self.images))
+            open_: self.ctx.program(
+                vertex_shader=self.vertex_shader, fragment_shader=fragment_shader(open_, self.images)
+            )
             for open_ in (False, True)
         }
         for program in self.programs.values():
@@ -133,11 +137,13 @@ class Renderer:
         self.vaos = {shape: self._vertex_array(shape, self.instances[shape]) for shape in SHAPES}
         self.counts = dict.fromkeys(SHAPES, 0)
         self.views, self.reused = views, 0
+        self.scenes_kept = SCENES_KEPT
         self._depth_buffer = self.ctx.depth_renderbuffer((width, height))  # only needed while drawing: shared
         # a view (see `_view_key`) -> the objects it was drawn with and the framebuffer holding its images
         self._views: OrderedDict[tuple, tuple[ObjectDrawables, moderngl.Framebuffer]] = OrderedDict()
         self._scenes: OrderedDict[int, tuple[Scene, SceneDrawables, moderngl.VertexArray]] = OrderedDict()
-        self._objects: tuple | None = None  # (objects dict, held ids, scene drawables, ObjectDrawables)
+        # (objects dict, held ids, scene drawables) ids -> (objects dict, scene drawables, ObjectDrawables)
+        self._objects: OrderedDict[tuple, tuple] = OrderedDict()
         self._uploaded: dict[str, np.ndarray] = {}
 
     @property
@@ -179,7 +185,7 @@ class Renderer:
             structure = self.ctx.buffer(drawables.structure.tobytes())
             entry = (scene, drawables, self._vertex_array(BOX, structure))
             self._scenes[id(scene)] = entry
-            if len(self._scenes) > SCENES_KEPT:
+            if len(self._scenes) > self.scenes_kept:
                 _, (_, _, old) = self._scenes.popitem(last=False)
                 old.release()
         self._scenes.move_to_end(id(scene))
@@ -193,11 +199,14 @@ class Renderer:
     def _drawn(self, scene: Scene, state: State) -> ObjectDrawables:
         drawables, _ = self._scene(scene)
         held = tuple(a.held for a in state.agents)
-        cached = self._objects
-        if cached is None or cached[0] is not state.objects or cached[1] != held or cached[2] is not drawables:
-            cached = (state.objects, held, drawables, object_drawables(drawables, state, self.catalog))
-            self._objects = cached
-        return cached[3]
+        key = (id(state.objects), held, id(drawables))  # an entry keeps both, so no other takes their ids
+        cached = self._objects.get(key)
+        if cached is None:
+            cached = self._objects[key] = (state.objects, drawables, object_drawables(drawables, state, self.catalog))
+            if len(self._objects) > self.scenes_kept:  # as many as scenes kept: views of several houses in turn
+                self._objects.popitem(last=False)
+        self._objects.move_to_end(key)
+        return cached[2]
 
     def _upload(self, shape: str, rows: np.ndarray) -> None:
         if self._uploaded.get(shape) is rows:
@@ -222,7 +231,6 @@ class Renderer:
 
     def _render(self, scene: Scene, state: State, agent: int, only: Collection[str] | None) -> Frame:
         me = state.agents[agent]
-        drawables, structure = self._scene(scene)
         drawn = self._drawn(scene, state)
         # Everything a frame depends on: the objects drawn (they stand for the scene and its state's objects,
         # see `_drawn`; an entry keeps them, so no other takes their id), the agent's pose and held object,
@@ -233,6 +241,17 @@ class Renderer:
             self.reused += 1
             return self._read(self._views[key][1], drawn.object_ids)
         fbo = self._framebuffer()
+        fbo.use()
+        fbo.clear(0.0, 0.0, 0.0, 1.0, depth=1.0)  # depth 0 and index 0 (= -1) where nothing is drawn
+        self._draw(scene, state, agent, only)
+        self._views[key] = (drawn, fbo)
+        return self._read(fbo, drawn.object_ids)
+
+    def _draw(self, scene: Scene, state: State, agent: int, only: Collection[str] | None) -> ObjectDrawables:
+        """Draw the agent's view into the framebuffer in use (its instances uploaded, its camera set)."""
+        me = state.agents[agent]
+        drawables, structure = self._scene(scene)
+        drawn = self._drawn(scene, state)
         eye = (me.x, scene.camera_height, me.z)
         hand = None
         if me.held is not None:
@@ -252,8 +271,6 @@ class Renderer:
         for program in self.programs.values():
             program["view_projection"].write(view_projection)
         self.programs[True]["eye"].value = eye
-        fbo.use()
-        fbo.clear(0.0, 0.0, 0.0, 1.0, depth=1.0)  # depth 0 and index 0 (= -1) where nothing is drawn
         self.ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         for shape in SHAPES:
             if self.counts[shape] and shape not in OPEN_SHAPES:
@@ -264,8 +281,7 @@ class Renderer:
         for shape in OPEN_SHAPES:
             if self.counts[shape]:
                 self.vaos[shape].render(moderngl.TRIANGLES, instances=self.counts[shape])
-        self._views[key] = (drawn, fbo)
-        return self._read(fbo, drawn.object_ids)
+        return drawn
 
     def _read(self, fbo: moderngl.Framebuffer, object_ids: tuple[str, ...]) -> Frame:
         w, h = self.camera.width, self.camera.height
@@ -275,14 +291,18 @@ class Renderer:
             pixels = np.empty((h, w, components)[: 2 + (components > 1)], dtype=numpy_type)
             fbo.read_into(pixels, components=components, attachment=attachment, dtype=dtype)
             images[image] = pixels
+        return Frame(*self._finished(images), object_ids)
+
+    def _finished(self, images: dict[str, np.ndarray | None]) -> tuple:
+        """rgb, depth and segmentation as a frame holds them, from the images read back (one or many)."""
         if images["rgb"] is not None:
             # RGBA is read as it is stored (Mesa converts to RGB at 4x the cost) and the alpha left out
-            images["rgb"] = images["rgb"][:, :, :3]
+            images["rgb"] = images["rgb"][..., :3]
         if images["segmentation"] is not None:
             images["segmentation"] -= 1
         if images["depth"] is not None and self.depth_range is not None:
             np.clip(images["depth"], *self.depth_range, out=images["depth"])
-        return Frame(images["rgb"], images["depth"], images["segmentation"], object_ids)
+        return images["rgb"], images["depth"], images["segmentation"]
 
     def close(self) -> None:
         self.ctx.release()

@@ -70,3 +70,10 @@ def fragment_shader(open_shapes: bool, images: Sequence[str]) -> str:
     writes = "\n".join(f"    {OUTPUTS[image][1]}" for image in images)
     source = FRAGMENT_SHADER.format(outputs=outputs, writes=writes)
     return source.replace("#version 330", "#version 330\n#define OPEN_SHAPES") if open_shapes else source
+
+
+# The same vertex shader drawing into layer `layer` of a layered framebuffer (`render.batch`): many views
+# in one pass, each computed exactly as alone (gl_Layer only picks where the triangle goes).
+LAYERED_VERTEX_SHADER = VERTEX_SHADER.replace(
+    "#version 330\n", "#version 330\n#extension GL_ARB_shader_viewport_layer_array : require\nuniform int layer;\n"
+).replace("void main() {\n", "void main() {\n    gl_Layer = layer;\n", 1)

@@ -1,6 +1,6 @@
 """ObjectNav's metrics with habitat's names, as measures over episode records (`homesim.evaluation.measures`).
 
-What an ObjectNav record holds in `measures` (written by `envs.objectnav.episode_measures`):
+What an ObjectNav record holds in `measures` (written by `envs.objectnav.env.episode_measures`):
 `category`, `difficulty` (easy/medium/hard), `geodesic_distance` (d_0: habitat's continuous geodesic distance
 from the start to the nearest view point of any goal instance, measured at reset; null if none is reachable),
 `distance_to_goal` (d_T: the same from where the agent ended), `agent_path_length` (p: the sum of its step

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from homesim.envs.objectnav import ObjectNavEnv
+from homesim.envs.objectnav.env import ObjectNavEnv
 from homesim.evaluation.objectnav.suite import objectnav_options, objectnav_record
 from homesim.evaluation.records import EpisodeRecord
 from homesim.evaluation.runner import Play

@@ -2,7 +2,7 @@
 actions) under the rules of a protocol, each into an episode record whose `measures` the ObjectNav metrics
 read (`evaluation.objectnav.metrics`).
 
-Options (`EvaluationConfig.options`, `envs.objectnav.objectnav_rules`): `criteria` (names, of
+Options (`EvaluationConfig.options`, `envs.objectnav.env.objectnav_rules`): `criteria` (names, of
 `tasks.objectnav_criteria.CRITERIA`), `success_distance` (metres, proximity's), `view_point_distance` (metres,
 habitat's distance to goal) and `undefined_spl`. The protocols (`PROTOCOLS`) set all four, as data:
 
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from homesim.agents.objectnav.frontier import FrontierAgent
 from homesim.agents.objectnav.simple import ObjectNavExpertAgent, ObjectNavRandomAgent
 from homesim.agents.protocol import Agent, AgentAction, TaskSpec
-from homesim.envs.objectnav import ObjectNavEnv, episode_measures, lattice_pose, objectnav_rules
+from homesim.envs.objectnav.env import ObjectNavEnv, episode_measures, lattice_pose, objectnav_rules
 from homesim.evaluation.objectnav.metrics import OBJECTNAV_METRICS
 from homesim.evaluation.objectnav.report import compare_runs, objectnav_table
 from homesim.evaluation.objectnav.text_play import TEXT_PLAY, observation_text

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from homesim.envs.objectnav import CATEGORY_NAMES
+from homesim.envs.objectnav.env import CATEGORY_NAMES
 from homesim.evaluation.suite import TextPlay
 from homesim.world.objectnav.embodiment import LOCOBOT
 from homesim.world.objectnav.navgrid import ACTIONS

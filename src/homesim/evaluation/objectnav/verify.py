@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from homesim.envs.objectnav import lattice_pose
+from homesim.envs.objectnav.env import lattice_pose
 from homesim.evaluation.records import NotPlayable, find_recorded_episode, EpisodeRecord
 from homesim.tasks.objectnav import goal_distance
 from homesim.tasks.objectnav_criteria import criteria_from, criteria_inputs, succeeded

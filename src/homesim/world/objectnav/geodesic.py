@@ -39,6 +39,7 @@ SIDES = 16  # corners of the polygon that stands in for the body's disk at an ob
 EPS = 1e-9  # metres: how far inside a polygon a segment must pass to be blocked
 CHUNK = 4096  # segments tested at once
 BATCHES = (16, 128, 1024)  # candidate anchors a query tests at once, then all the rest
+QUERY_CELLS = 1 << 19  # queries times anchors a distance computation holds at once
 
 
 def obstacle_rectangles(blocked: np.ndarray) -> list[tuple[int, int, int, int]]:
@@ -135,11 +136,17 @@ class NavArea:
         return result
 
     def _blocked(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Three tests, cheapest first: the rectangle grown by the radius as a square (which holds the
-        polygon: a miss is a miss), then grown along one axis only (which the polygon holds: a hit is a hit),
-        then, for what is left, the polygon's own edges."""
+        """Four tests, cheapest first: the segment's bounding box against the rectangle grown by the radius as
+        a square (which holds the polygon: a miss is a miss), then the segment itself against that square, then
+        against the rectangle grown along one axis only (which the polygon holds: a hit is a hit), then, for
+        what is left, the polygon's own edges."""
         (x0, z0, x1, z1), r = self.rectangles.T, self.radius
-        k, p = np.nonzero(_crosses(a, b, x0 - r, z0 - r, x1 + r, z1 + r))
+        low, high = np.minimum(a, b), np.maximum(a, b)
+        near = (low[:, None, 0] <= x1 + r) & (high[:, None, 0] >= x0 - r)
+        near &= (low[:, None, 1] <= z1 + r) & (high[:, None, 1] >= z0 - r)
+        k, p = np.nonzero(near)
+        square = _crosses(a[k], b[k], x0[p] - r, z0[p] - r, x1[p] + r, z1[p] + r, True)
+        k, p = k[square], p[square]
         ak, bk = a[k], b[k]
         x0, z0, x1, z1 = x0[p], z0[p], x1[p], z1[p]
         sure = _crosses(ak, bk, x0 - r, z0, x1 + r, z1, True) | _crosses(ak, bk, x0, z0 - r, x1, z1 + r, True)
@@ -223,40 +230,91 @@ class GoalDistance:
             shape=(n + 1, n + 1),
         ).tocsr()
         self.corner_distance = dijkstra(graph, directed=False, indices=n)[:n]
-        self._known: dict[tuple[float, float], float] = {}
+        # what a query may go straight to: a goal point (0 further) or a corner a path leaves from
+        self._reached = np.nonzero(np.isfinite(self.corner_distance))[0]
+        self._anchors = np.concatenate([self.points, area.corners[self._reached]])
+        self._via = np.concatenate([np.zeros(len(self.points)), self.corner_distance[self._reached]])
+        self._known: dict[tuple[float, float], float] = {}  # off the lattice's nodes
+        self._at_nodes: np.ndarray | None = None  # at each node of the grid (NaN: not yet computed)
 
     def distance(self, x: float, z: float) -> float:
         """Metres from (x, z) to the nearest goal point along the navigable area (inf: none is reachable);
-        kept per point, as agents come back to where they were."""
+        kept per point, as agents come back to where they were (at a lattice node, in `node_distances`'s
+        table, which the batched env fills too)."""
+        node = self.area.grid.node_at(x, z)
+        if node >= 0:
+            known = self.at_nodes()[node]
+            return float(known if known == known else self.node_distances(np.array([node]))[0])  # NaN: unknown
         known = self._known.get((x, z))
         if known is None:
-            known = self._known[(x, z)] = self._one(np.array([x, z], dtype=float))
+            known = self._known[(x, z)] = float(self.distances(np.array([[x, z]], dtype=float))[0])
         return known
 
-    def distances(self, queries: np.ndarray) -> np.ndarray:
-        """`distance` at each of (Q, 2) points."""
-        return np.array([self._one(q) for q in np.asarray(queries, dtype=float).reshape(-1, 2)])
+    def at_nodes(self) -> np.ndarray:
+        """The table of distances at the grid's nodes (`NavGrid.node_moves`), NaN where none was asked yet."""
+        if self._at_nodes is None:
+            self._at_nodes = np.full(len(self.area.grid.node_moves()[0]), np.nan)
+        return self._at_nodes
 
-    def _one(self, p: np.ndarray) -> float:
-        area = self.area
-        reached = np.nonzero(np.isfinite(self.corner_distance))[0]
-        reached = reached[area.tangent(reached, np.broadcast_to(p, (len(reached), 2)))]
-        anchors = np.concatenate([self.points, area.corners[reached]])
-        via = np.concatenate([np.zeros(len(self.points)), self.corner_distance[reached]])
-        straight = np.hypot(anchors[:, 0] - p[0], anchors[:, 1] - p[1])
-        total = straight + via
-        order = np.argsort(total, kind="stable")
-        start = 0
-        for size in (*BATCHES, len(order)):
-            batch = order[start : start + size]
-            if len(batch):
-                free = ~area.blocked(np.broadcast_to(p, (len(batch), 2)), anchors[batch])
-                if free.any():
-                    return float(total[batch[np.argmax(free)]])
-            start += size
-            if start >= len(order):
-                break
-        return math.inf
+    def node_distances(self, nodes: np.ndarray) -> np.ndarray:
+        """`distance` at the grid's `nodes`, those not yet in the table computed at once (`distances`) and kept."""
+        table = self.at_nodes()
+        values = table[nodes]
+        unknown = np.isnan(values)
+        if unknown.any():
+            todo = np.unique(nodes[unknown])
+            grid = self.area.grid
+            lattice = grid.node_moves()[0][todo] + (grid.i0, grid.j0)
+            table[todo] = self.distances(lattice * LATTICE)
+            values = table[nodes]
+        return values
+
+    def distances(self, queries: np.ndarray) -> np.ndarray:
+        """`distance` at each of (Q, 2) points (not kept), many at once: each query's value is computed by the
+        same operations whatever the others, so it is `distance`'s to the bit."""
+        queries = np.asarray(queries, dtype=float).reshape(-1, 2)
+        result = np.empty(len(queries))
+        rows = max(1, QUERY_CELLS // max(1, len(self._anchors)))
+        for start in range(0, len(queries), rows):
+            result[start : start + rows] = self._many(queries[start : start + rows])
+        return result
+
+    def _many(self, p: np.ndarray) -> np.ndarray:
+        """The least |p - a| + distance(a) over the anchors `a` each query sees, tried nearest total first
+        (a few segment tests settle most queries); a corner counts only where the line to it is tangent."""
+        area, anchors, first = self.area, self._anchors, len(self.points)
+        total = np.hypot(anchors[None, :, 0] - p[:, 0:1], anchors[None, :, 1] - p[:, 1:2]) + self._via
+        shape = (len(p), len(self._reached))
+        tangent = area.tangent(np.broadcast_to(self._reached, shape), np.broadcast_to(p[:, None, :], (*shape, 2)))
+        total[:, first:][~tangent] = math.inf
+        result, rows, cut = np.full(len(p), math.inf), np.arange(len(p)), BATCHES[0]
+        if cut < len(anchors):  # each query's `cut` least totals, in any order: most queries see one of them
+            candidates = np.argpartition(total, cut - 1, axis=1)[:, :cut]
+            rows = rows[self._settle(p, rows, candidates, np.take_along_axis(total, candidates, axis=1), result)]
+        if len(rows):  # the others in order of total, from the first (ties at the cut are tried again)
+            order = np.argsort(total[rows], axis=1, kind="stable")
+            ranked = np.take_along_axis(total[rows], order, axis=1)
+            left, start = np.arange(len(rows)), 0
+            for size in (*BATCHES, len(anchors)):
+                if not len(left) or start >= len(anchors):
+                    break
+                batch = slice(start, start + size)
+                left = left[self._settle(p, rows[left], order[left, batch], ranked[left, batch], result)]
+                start += size
+        return result
+
+    def _settle(
+        self, p: np.ndarray, rows: np.ndarray, candidates: np.ndarray, totals: np.ndarray, result: np.ndarray
+    ) -> np.ndarray:
+        """Tests the queries' candidate anchors ((R, C) indices, their totals): where some are seen, the least
+        of their totals is the query's result (no other candidate has less). Which rows are left unsettled (none
+        seen, and anchors of finite total may remain)."""
+        i, j = np.nonzero(np.isfinite(totals))
+        free = np.zeros(totals.shape, dtype=bool)
+        free[i, j] = ~self.area.blocked(p[rows[i]], self._anchors[candidates[i, j]])
+        found = free.any(axis=1)
+        result[rows[found]] = np.where(free[found], totals[found], math.inf).min(axis=1)
+        return ~found & np.isfinite(totals.max(axis=1, initial=-math.inf))
 
 
 def _crosses(a, b, x0, z0, x1, z1, paired: bool = False) -> np.ndarray:

@@ -80,6 +80,7 @@ class NavGrid:
         self.navigable = self._largest_component(navigable)
         self.can_move = np.stack([self._moves(v, self.navigable) for v in self.steps])
         self._graph = None  # the move graph, built at the first distance query
+        self._nodes = None  # the move table, built when many poses are stepped at once
 
     # --- building ----------------------------------------------------------------------------------------
 
@@ -230,6 +231,29 @@ class NavGrid:
         field[self.navigable] = dijkstra(graph, directed=False, indices=np.unique(nodes), min_only=True)
         return field
 
+    def node_moves(self) -> tuple[np.ndarray, np.ndarray]:
+        """The navigable points as nodes, (n, 2) lattice indices in row-major order, and (n, headings) the
+        node MOVE_FORWARD reaches from each at each heading slot, the node itself where the move is blocked:
+        `can_move` and `steps` as one table, for stepping many poses with array look-ups. Built once."""
+        if self._nodes is None:
+            i, j = np.nonzero(self.navigable)
+            index = self._node_index = np.full(self.shape, -1, dtype=np.int64)
+            own = index[i, j] = np.arange(len(i))
+            targets = np.empty((len(i), len(self.steps)), dtype=np.int64)
+            for k, (di, dj) in enumerate(self.steps):
+                ok = self.can_move[k, i, j]  # the end of an allowed move is navigable, so it is a node
+                targets[:, k] = np.where(ok, index[np.where(ok, i + di, i), np.where(ok, j + dj, j)], own)
+            self._nodes = (np.stack([i, j], axis=1), targets)
+        return self._nodes
+
+    def node_at(self, x: float, z: float) -> int:
+        """The node (`node_moves`) at exactly (x, z), -1 where that is no navigable lattice point."""
+        self.node_moves()
+        i, j = self.index(x, z)
+        if not self.inside(i, j) or self.point(i, j) != (x, z):
+            return -1
+        return int(self._node_index[i, j])
+
     def geodesic(self, field: np.ndarray, x: float, z: float) -> float:
         """The distance field's value at a pose (inf off the lattice's navigable points)."""
         i, j = self.index(x, z)
@@ -245,24 +269,55 @@ def nav_grid(scene: Scene, embodiment: Embodiment) -> NavGrid:
     return grid
 
 
+# The rules of a pose's motion, each a small function of plain numbers that works on numpy arrays too, so
+# `nav_step` and the batched env (`envs.objectnav.vector`) share them; MOVE_FORWARD is `NavGrid.can_move`
+# (one pose) or `NavGrid.node_moves` (its table, for arrays of poses).
+TURN_SIGN = {"TURN_LEFT": -1, "TURN_RIGHT": 1}
+LOOK_SIGN = {"LOOK_UP": -1, "LOOK_DOWN": 1}  # + looks down
+
+
+def heading(embodiment: Embodiment, yaw):
+    """The heading slot of a yaw (degrees): which of `NavGrid.steps` MOVE_FORWARD takes."""
+    return (yaw // embodiment.turn) % len(embodiment.yaws)
+
+
+def turned(embodiment: Embodiment, yaw, sign):
+    """The yaw after a turn right (sign 1), left (-1) or none (0), in [0, 360)."""
+    return (yaw + sign * embodiment.turn) % 360
+
+
+def pitched(embodiment: Embodiment, horizon, sign):
+    """The camera pitch after a look down (sign 1), up (-1) or none (0), and whether the camera allows it."""
+    after = horizon + sign * embodiment.look
+    return after, (embodiment.horizon_min <= after) & (after <= embodiment.horizon_max)
+
+
+def pitch_limit_message(embodiment: Embodiment) -> str:
+    return f"the camera pitch stays in [{embodiment.horizon_min}, {embodiment.horizon_max}]"
+
+
+def blocked_message(yaw: int) -> str:
+    return f"blocked: no room to move at yaw {yaw}"
+
+
 def nav_step(grid: NavGrid, agent: AgentState, action: str) -> tuple[AgentState, NavEvent]:
     """One ObjectNav action from a pose: pure and O(1). STOP changes nothing (the task ends the episode)."""
     e = grid.embodiment
     if action == "MOVE_FORWARD":
-        k = (agent.yaw // e.turn) % len(grid.steps)
+        k = heading(e, agent.yaw)
         i, j = grid.index(agent.x, agent.z)
         if not (grid.inside(i, j) and grid.can_move[k, i, j]):
-            return agent, NavEvent(action, False, f"blocked: no room to move at yaw {agent.yaw}", collided=True)
+            return agent, NavEvent(action, False, blocked_message(agent.yaw), collided=True)
         di, dj = grid.steps[k]
         x, z = grid.point(i + di, j + dj)
         return AgentState(x, z, agent.yaw, agent.horizon, agent.held), NavEvent(action, True)
-    if action in ("TURN_LEFT", "TURN_RIGHT"):
-        yaw = (agent.yaw + (e.turn if action == "TURN_RIGHT" else -e.turn)) % 360
+    if action in TURN_SIGN:
+        yaw = turned(e, agent.yaw, TURN_SIGN[action])
         return AgentState(agent.x, agent.z, yaw, agent.horizon, agent.held), NavEvent(action, True)
-    if action in ("LOOK_UP", "LOOK_DOWN"):
-        horizon = agent.horizon + (e.look if action == "LOOK_DOWN" else -e.look)
-        if not e.horizon_min <= horizon <= e.horizon_max:
-            return agent, NavEvent(action, False, f"the camera pitch stays in [{e.horizon_min}, {e.horizon_max}]")
+    if action in LOOK_SIGN:
+        horizon, allowed = pitched(e, agent.horizon, LOOK_SIGN[action])
+        if not allowed:
+            return agent, NavEvent(action, False, pitch_limit_message(e))
         return AgentState(agent.x, agent.z, agent.yaw, horizon, agent.held), NavEvent(action, True)
     if action == "STOP":
         return agent, NavEvent(action, True)

@@ -34,7 +34,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from homesim.envs.objectnav_episodes import ObjectNavEpisodes, objectnav_episodes
+from homesim.envs.objectnav.episodes import ObjectNavEpisodes, objectnav_episodes
 from homesim.envs.options import NEEDS_RESET, chosen_episode, reset_options
 from homesim.tasks.objectnav import CATEGORIES, ObjectNavEpisode, embodied_scene, goal_distance
 from homesim.tasks.objectnav_criteria import (
@@ -126,6 +126,36 @@ def objectnav_rules(
     }
 
 
+def sensors(pixels: Sequence[str]) -> tuple[str, ...]:
+    """The images asked for, checked."""
+    if isinstance(pixels, str) or set(pixels) - set(PIXELS):
+        raise ValueError(f"pixels={pixels!r}: give a sequence of some of {', '.join(PIXELS)}")
+    return tuple(pixels)
+
+
+def observation_space(embodiment: Embodiment, pixels: Sequence[str]) -> spaces.Dict:
+    """habitat's sensors: the goal category, GPS+compass, and the images asked for at the embodiment's size."""
+    height, width = embodiment.height, embodiment.width
+    images = {
+        "rgb": spaces.Box(0, 255, (height, width, 3), np.uint8),
+        "depth": spaces.Box(*embodiment.depth_range, (height, width), np.float32),
+        "semantic": spaces.Box(-1, len(CATEGORY_NAMES) - 1, (height, width), np.int32),
+    }
+    return spaces.Dict(
+        {
+            "objectgoal": spaces.Discrete(len(CATEGORY_NAMES)),
+            "gps": spaces.Box(np.finfo(np.float32).min, np.finfo(np.float32).max, (2,), np.float32),
+            "compass": spaces.Box(-math.pi, math.pi, (1,), np.float32),
+        }
+        | {k: images[k] for k in pixels}
+    )
+
+
+def semantic(scene: Scene, frame) -> np.ndarray:
+    """Per pixel, the category index of the object drawn there (-1: no category, or nothing)."""
+    return frame.labels(lambda object_id: CATEGORY_OF.get(scene.fixed[object_id].cls, -1))
+
+
 class ObjectNavEnv(gymnasium.Env):
     metadata = {"render_modes": []}
 
@@ -144,8 +174,7 @@ class ObjectNavEnv(gymnasium.Env):
         embodiment: Embodiment = LOCOBOT,
     ) -> None:
         self.episodes, self.scenes = objectnav_episodes(episodes, scenes, split)
-        if isinstance(pixels, str) or set(pixels) - set(PIXELS):
-            raise ValueError(f"pixels={pixels!r}: give a sequence of some of {', '.join(PIXELS)}")
+        pixels = sensors(pixels)
         if not (isinstance(success_distance, int | float) and 0 < success_distance < math.inf):
             raise ValueError(f"success_distance={success_distance!r}: a positive number of metres")
         self.pixels, self.embodiment = tuple(pixels), embodiment
@@ -161,21 +190,8 @@ class ObjectNavEnv(gymnasium.Env):
                 **embodiment.renderer_settings(), images=[images[p] for p in self.pixels], views=KEPT_VIEWS
             )
         self._views: dict[str, Scene] = {}  # scenes seen from the embodiment's camera height
-        height, width = embodiment.height, embodiment.width
         self.action_space = spaces.Discrete(len(ACTIONS))
-        images = {
-            "rgb": spaces.Box(0, 255, (height, width, 3), np.uint8),
-            "depth": spaces.Box(*embodiment.depth_range, (height, width), np.float32),
-            "semantic": spaces.Box(-1, len(CATEGORY_NAMES) - 1, (height, width), np.int32),
-        }
-        self.observation_space = spaces.Dict(
-            {
-                "objectgoal": spaces.Discrete(len(CATEGORY_NAMES)),
-                "gps": spaces.Box(np.finfo(np.float32).min, np.finfo(np.float32).max, (2,), np.float32),
-                "compass": spaces.Box(-math.pi, math.pi, (1,), np.float32),
-            }
-            | {k: images[k] for k in self.pixels}
-        )
+        self.observation_space = observation_space(embodiment, self.pixels)
         self.episode: ObjectNavEpisode | None = None
 
     # --- Gymnasium API -----------------------------------------------------------------------------------
@@ -281,12 +297,8 @@ class ObjectNavEnv(gymnasium.Env):
             if "depth" in self.pixels:
                 observation["depth"] = frame.depth
             if "semantic" in self.pixels:
-                observation["semantic"] = self._semantic(frame)
+                observation["semantic"] = semantic(self.scene, frame)
         return observation
-
-    def _semantic(self, frame) -> np.ndarray:
-        """Per pixel, the category index of the object drawn there (-1: no category, or nothing)."""
-        return frame.labels(lambda object_id: CATEGORY_OF.get(self.scene.fixed[object_id].cls, -1))
 
     def _info(self) -> dict:
         hints = {}
@@ -315,21 +327,37 @@ class ObjectNavEnv(gymnasium.Env):
 
     def _verdict(self, stopped: bool) -> dict:
         """The success criteria where the agent ended, and the episode's measures."""
-        rules = self.rules
         inputs = criteria_inputs(self.grid, {g.object_id: g.box for g in self.episode.goals}, self.agent)
-        d_t = self.distance if math.isfinite(self.distance) else None
-        criteria = criteria_from(
-            inputs, stopped, d_t, rules["criteria"], rules["success_distance"], rules["view_point_distance"]
-        )
         poses = {"start": lattice_pose(self.start), "positions": self.positions, "end": lattice_pose(self.agent)}
         travelled = (self.start_distance, self.distance, self.path_length, self.collisions)
-        measures = episode_measures(self.episode, rules, *travelled, criteria, inputs, poses)
-        success = succeeded(criteria, rules["criteria"])
-        d0, path, undefined = measures["geodesic_distance"], measures["agent_path_length"], rules["undefined_spl"]
-        return {
-            "measures": measures,
-            "criteria": criteria,
-            "success": bool(success),
-            "spl": spl(success, d0, path, undefined),
-            "soft_spl": soft_spl(success, d0, d_t, path, undefined),
-        }
+        return episode_verdict(self.episode, self.rules, inputs, stopped, *travelled, poses)
+
+
+def episode_verdict(
+    episode: ObjectNavEpisode,
+    rules: Mapping,
+    inputs: dict,
+    stopped: bool,
+    start_distance: float,
+    distance: float,
+    path_length: float,
+    collisions: int,
+    poses: dict,
+) -> dict:
+    """What `info` says of an episode at its end, from what the criteria read where it ended (`criteria_inputs`)
+    and its measures: the single env's and the batched env's (`vector`) one verdict."""
+    d_t = distance if math.isfinite(distance) else None
+    criteria = criteria_from(
+        inputs, stopped, d_t, rules["criteria"], rules["success_distance"], rules["view_point_distance"]
+    )
+    travelled = (start_distance, distance, path_length, collisions)
+    measures = episode_measures(episode, rules, *travelled, criteria, inputs, poses)
+    success = succeeded(criteria, rules["criteria"])
+    d0, path, undefined = measures["geodesic_distance"], measures["agent_path_length"], rules["undefined_spl"]
+    return {
+        "measures": measures,
+        "criteria": criteria,
+        "success": bool(success),
+        "spl": spl(success, d0, path, undefined),
+        "soft_spl": soft_spl(success, d0, d_t, path, undefined),
+    }
