@@ -21,6 +21,8 @@ from homesim.datasets.objectnav.builtin import builtin_objectnav  # noqa: E402
 from homesim.envs.objectnav.vector import ObjectNavVectorEnv  # noqa: E402
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate  # noqa: E402
 from homesim.evaluation.objectnav.suite import objectnav_options  # noqa: E402
+from homesim.envs.objectnav.episodes import objectnav_episodes  # noqa: E402
+from homesim.learning.export import export_weights, list_digest, source_digest  # noqa: E402
 from homesim.learning.loop import TrainConfig, load_checkpoint  # noqa: E402
 from homesim.learning.objectnav import train as objectnav_train  # noqa: E402
 from homesim.learning.objectnav.policy import IMAGE, downsampled  # noqa: E402
@@ -169,3 +171,14 @@ def test_homesim_evaluate_plays_a_checkpoint_alike_on_1_and_2_workers(data, tmp_
         )  # fmt: skip
         records.append((folder / "records.jsonl").read_text())
     assert records[0] == records[1] and len(records[0].splitlines()) == 2
+
+
+def test_an_exported_checkpoint_names_its_dataset_by_digest(data, tmp_path, registered):
+    """The card of a published PPO checkpoint says which episodes it learned from (issue 25's cards)."""
+    out = tmp_path / "ppo.pt"
+    _train(data, out, max_steps=1)
+    card = export_weights(out, tmp_path / "weights.pt", {})
+    ids = [e.id for e in objectnav_episodes(data, None, "train")[0]]
+    (source,) = card["data"]
+    assert source["split"] == "train" and source["episodes"] == len(ids) == 6
+    assert source["episode_list_sha256"] == list_digest(ids) and source["sha256"] == source_digest(data)

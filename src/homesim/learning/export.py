@@ -50,6 +50,15 @@ def list_digest(ids: list[str]) -> str:
     return "sha256:" + hashlib.sha256("".join(i + "\n" for i in ids).encode()).hexdigest()
 
 
+def split_provenance(describe: dict, ids: list[str] | None) -> list[dict]:
+    """A dataset split's provenance: its folder's digest and its episodes' ids, by count and digest (None where
+    the data is not there any more)."""
+    return [{
+        "data": describe["data"], "sha256": source_digest(Path(describe["data"])), "split": describe["split"],
+        "episodes": describe["episodes"], "episode_list_sha256": list_digest(ids) if ids is not None else None,
+    }]  # fmt: skip
+
+
 def weights_only(checkpoint: dict) -> dict:
     """A finished checkpoint without its optimizer and RNG state, marked so that training will not resume it."""
     return {key: checkpoint[key] for key in PLAY_KEYS} | {"weights_only": True}

@@ -21,7 +21,7 @@ from homesim.datasets.sources import kind_of, read_episodes
 from homesim.envs.handmethat import OBSERVABILITY
 from homesim.errors import DataError
 from homesim.learning.handmethat import drrn, seq2seq
-from homesim.learning.export import list_digest, source_digest
+from homesim.learning.export import split_provenance
 from homesim.learning.handmethat.data import demonstrations, texts_of
 from homesim.learning.loop import TrainResult, train
 from homesim.learning.request import Trainer, TrainRequest
@@ -106,14 +106,10 @@ def holds_episodes(data: Path) -> bool:
 
 
 def provenance(describe: dict) -> list[dict]:
-    """What a checkpoint learned from: its data's digest and the ids of its split's episodes, by count and digest
-    (None where the data is not there any more)."""
+    """What a checkpoint learned from: its data's digest and the ids of its split's episodes."""
     data = Path(describe["data"])
     ids = [e.id for e in training_split(data, describe["split"])[1]] if data.exists() else None
-    return [{
-        "data": describe["data"], "sha256": source_digest(data), "split": describe["split"],
-        "episodes": describe["episodes"], "episode_list_sha256": list_digest(ids) if ids is not None else None,
-    }]  # fmt: skip
+    return split_provenance(describe, ids)
 
 
 TRAINER = Trainer("HandMeThat episodes", holds_episodes, train_handmethat, AGENTS, provenance)

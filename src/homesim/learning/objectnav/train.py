@@ -11,6 +11,7 @@ from homesim.datasets.sources import kind_of
 from homesim.envs.objectnav.episodes import objectnav_episodes
 from homesim.envs.objectnav.vector import ObjectNavVectorEnv
 from homesim.errors import DataError
+from homesim.learning.export import split_provenance
 from homesim.learning.loop import TrainResult
 from homesim.learning.objectnav.policy import IMAGE, PIXELS, training_embodiment
 from homesim.learning.objectnav.ppo import PPOSettings, train_ppo
@@ -47,6 +48,13 @@ def train_objectnav(request: TrainRequest) -> TrainResult:
         envs.close()
 
 
+def provenance(describe: dict) -> list[dict]:
+    """What a checkpoint learned from: its dataset's digest and the ids of its split's episodes."""
+    data = Path(describe["data"])
+    ids = [e.id for e in objectnav_episodes(data, None, describe["split"])[0]] if data.exists() else None
+    return split_provenance(describe, ids)
+
+
 def holds_objectnav(data: Path) -> bool:
     """Whether `data` is a homesim dataset folder of ObjectNav episodes."""
     try:
@@ -56,5 +64,5 @@ def holds_objectnav(data: Path) -> bool:
 
 
 TRAINER = Trainer(
-    "an ObjectNav dataset folder (homesim generate objectnav)", holds_objectnav, train_objectnav, ("ppo",)
+    "an ObjectNav dataset folder (homesim generate objectnav)", holds_objectnav, train_objectnav, ("ppo",), provenance
 )
