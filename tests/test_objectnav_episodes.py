@@ -132,6 +132,17 @@ def test_the_expert_says_when_the_pose_is_off_the_navigable_area(episodes):
         ObjectNavExpert(scene, made[0]).next_action(AgentState(-50.0, -50.0, 0, 0))
 
 
+def test_a_start_the_agents_moves_cannot_leave_is_rejected_not_a_crash():
+    """`homesim generate objectnav --houses 20 --episodes 400 --seed 0` stopped with an internal error: in house 17
+    a navigable point from which no LoCoBot move is possible had a finite continuous geodesic distance."""
+    grid = nav_grid(generate_house(17)[0], LOCOBOT)
+    stuck = (8.25, 0.28125)
+    assert not grid.can_move[:, *grid.index(*stuck)].any() and grid.is_navigable(*stuck)
+    episodes, rejected = sample_episodes(generate_house(17)[0], 134, random.Random("objectnav/0/17"))
+    assert len(episodes) == 134 and rejected["no path along the agent's moves"] == 1
+    assert all(e.start_position != stuck for e in episodes)
+
+
 def test_episodes_round_trip_through_json_and_a_dataset_folder(episodes, tmp_path):
     scene, made, _ = episodes
     assert [ObjectNavEpisode.from_dict(json.loads(json.dumps(e.to_dict()))) for e in made] == made

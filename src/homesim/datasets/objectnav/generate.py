@@ -25,7 +25,7 @@ import numpy as np
 
 from homesim.files import Journal, journaled
 from homesim.parallel import Failed, Workers, run_chunks
-from homesim.planning.objectnav_expert import expert_actions
+from homesim.planning.objectnav_expert import Unrecoverable, expert_actions
 from homesim.scenes.houses import generate_house
 from homesim.tasks.objectnav import (
     CATEGORIES,
@@ -117,7 +117,11 @@ def sample_episodes(
             euclidean_distance=round(euclidean, 4),
             difficulty=difficulty(round(geodesic, 4)),
         )
-        actions = expert_actions(scene, episode, embodiment, limit=limit + 1)
+        try:
+            actions = expert_actions(scene, episode, embodiment, limit=limit + 1)
+        except Unrecoverable:  # reachable on the navigable area, not by the agent's moves (a cell it cannot leave)
+            rejected["no path along the agent's moves"] += 1
+            continue
         if len(actions) > limit or actions[-1] != "STOP":
             rejected[f"shortest path over {limit} actions"] += 1
             continue
