@@ -154,6 +154,29 @@ def test_mutated_frames_files_at_length(made, tmp_path, name, request):
     print(f"\nfuzz frames {name}: {FIGURES[f'frames {name}']} inputs, each answered in time without a traceback")
 
 
+FRAMES_OUT = {  # where `alfred frames` may not write: a dataset, a folder of other files, a file, nowhere
+    "a dataset folder": lambda m, t: shutil.copytree(m / "alfred", t / "out"),
+    "a folder of notes": lambda m, t: (t / "out").mkdir() or (t / "out" / "notes.txt").write_text("mine"),
+    "a file": lambda m, t: (t / "out").write_text("mine"),
+    "frames of another size": lambda m, t: shutil.copytree(m / "frames", t / "out") and _edit(t / "out" / "meta.json", size=[16, 16]),
+    "frames with a damaged shard": lambda m, t: shutil.copytree(m / "frames", t / "out") and _cut(_shard(t / "out") / "trajectories.jsonl"),
+}  # fmt: skip
+
+
+def _tree(path: Path) -> dict:
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    return {p.relative_to(path.parent).as_posix(): p.read_bytes() for p in files}
+
+
+@pytest.mark.parametrize("place", FRAMES_OUT)
+def test_frames_are_never_written_over_what_is_there(made, tmp_path, place):
+    FRAMES_OUT[place](made, tmp_path)
+    before = _tree(tmp_path / "out")
+    _fails_in_one_line(["alfred", "frames", "--episodes", made / "alfred", "--out", tmp_path / "out", "--size", "8"])
+    assert _tree(tmp_path / "out") == before
+    FIGURES["frames outputs"] += 1
+
+
 # --- checkpoints ------------------------------------------------------------------------------------------
 
 

@@ -280,9 +280,13 @@ def frames_meta(settings: dict, trajectories: int, steps: int, complete: bool) -
 
 
 def _check_resumable(out: Path, meta: dict) -> None:
-    """A folder holding frames made with other settings is not overwritten."""
+    """A folder holding frames made with other settings, or anything but frames, is not written into."""
     path = out / "meta.json"
+    if out.exists() and not out.is_dir():
+        raise DataError(str(out), "(folder)", "not a folder: choose another --out")
     if not path.exists():
+        if out.exists() and any(out.iterdir()):
+            raise DataError(str(out), "(folder)", "holds other files, not ALFRED frames: choose another --out")
         return
     try:
         old = json.loads(path.read_text())
@@ -318,13 +322,13 @@ def extract_frames(
     _check_resumable(out, meta)
     read = read_episodes(source, layouts, split, "alfred")
     episodes = read.all()[:limit] if limit is not None else read.all()
-    out.mkdir(parents=True, exist_ok=True)
-    _write_json(out / "meta.json", meta)
-
     chunks = [
         (out / shard_name(i // shard_size), episodes[i : i + shard_size]) for i in range(0, len(episodes), shard_size)
     ]
+    # the shards there are read first: a damaged one stops the command before it marks the folder unfinished
     summaries: dict[int, ShardSummary] = {i: read_shard_summary(f) for i, (f, _) in enumerate(chunks) if f.is_dir()}
+    out.mkdir(parents=True, exist_ok=True)
+    _write_json(out / "meta.json", meta)
     resumed = len(summaries)
     todo = [i for i in range(len(chunks)) if i not in summaries]
     if workers.count <= 1 and workers.backend == "local":
