@@ -35,12 +35,13 @@ def _alarm(signum, frame):
     raise Hang
 
 
-def invoke(args: list) -> tuple[int, str]:
-    """A command's exit code and output, or an AssertionError for a traceback, an internal error or a hang."""
+def invoke(args: list, input: str | bytes | None = None) -> tuple[int, str]:
+    """A command's exit code and output (`input` on its standard input), or an AssertionError for a traceback, an
+    internal error or a hang."""
     previous = signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(LIMIT)
     try:
-        result = CliRunner().invoke(app, [str(a) for a in args], env={"COLUMNS": "200"})
+        result = CliRunner().invoke(app, [str(a) for a in args], input=input, env={"COLUMNS": "200"})
     except Hang:
         FIGURES["hangs"] += 1
         raise AssertionError(f"no answer within {LIMIT} s: {args}") from None

@@ -33,9 +33,9 @@ def test_the_samples_come_back_field_for_field(handmethat_samples) -> None:
 @pytest.mark.parametrize(
     ("key", "bad", "message"),
     [
-        ("_useful_objects", [["no_such#9", None]], "_useful_objects[0]: expected [a thing's name, target]"),
+        ("_useful_objects", [["no_such#9", None]], "_useful_objects.0: 'no_such#9' is not a thing's name"),
         ("_rsa_meaning", ["bring_me"], "_rsa_meaning: expected [quest type, description object, target]"),
-        ("_possible_solution", [{"name": "robot-move"}], "_possible_solution[0]: expected {name, arguments}"),
+        ("_possible_solution", [{"name": "robot-move"}], "_possible_solution.0.arguments: Field required"),
     ],
 )
 def test_a_malformed_reading_is_a_one_line_error(handmethat_samples, key, bad, message) -> None:

@@ -125,16 +125,30 @@ def _write(tmp_path, data, name="bad.json"):
 @pytest.mark.parametrize(
     "break_it, field, problem",
     [
-        (lambda d: d.pop("_goal"), "_goal", "missing"),
-        (lambda d: d.update(level="two"), "level", "expected a int"),
-        (lambda d: d["initial_object_dict"]["pad#1"].update(type="unicorn"), "['pad#1'].type", "unknown object type"),
-        (lambda d: d["initial_object_dict"]["pad#1"].update(inside="nowhere"), "['pad#1'].inside", "one existing"),
+        (lambda d: d.pop("_goal"), "_goal", "Field required"),
+        (lambda d: d.update(level="two"), "level", "Input should be a valid integer"),
+        (
+            lambda d: d["initial_object_dict"]["pad#1"].update(type="unicorn"),
+            "initial_object_dict.pad#1.type",
+            "unknown object type",
+        ),
+        (
+            lambda d: d["initial_object_dict"]["pad#1"].update(inside="nowhere"),
+            "initial_object_dict.pad#1.inside",
+            "one existing",
+        ),
         (lambda d: d["initial_object_dict"]["pad#1"]["states"].update(open=True), "states.open", "no such state"),
         (lambda d: _without(d["initial_object_dict"], "sink"), "initial_object_dict", "no sink"),
-        (lambda d: d["action_list"][0].update(name="human-fly"), "action_list[0].name", "not a human action"),
+        (lambda d: d["action_list"][0].update(name="human-fly"), "action_list.0.name", "not a human action"),
         (lambda d: d.update(_meaning=["fetch", {}, None]), "_meaning", "quest type 'fetch'"),
         (lambda d: d.update(_goal="(and (type-pad ?x)"), "_goal", "unbalanced"),
-        (lambda d: d["_objects_in_meaning"].append(["ghost#9", None]), "_objects_in_meaning[1]", "a thing's name"),
+        (lambda d: d["_objects_in_meaning"].append(["ghost#9", None]), "_objects_in_meaning.1", "a thing's name"),
+        # issue 33: checked by input models, so that these no longer end in a TypeError or pass unseen
+        (lambda d: d["_objects_in_meaning"].append([["x"], None]), "_objects_in_meaning.1.0", "a valid string"),
+        (lambda d: d["_useful_objects"].append([{}, 1]), "_useful_objects.1.0", "a valid string"),
+        (lambda d: d.update(task_description=[1]), "task_description", "a valid string"),
+        (lambda d: d["initial_object_dict"]["pad#1"]["states"].update(size={}), "states.size", "not a pad's size"),
+        (lambda d: d["_possible_solution"].insert(0, 5), "_possible_solution.0", "a valid dictionary"),
     ],
 )
 def test_a_malformed_file_is_one_error_naming_the_file_and_field(raw, tmp_path, break_it, field, problem):
@@ -160,7 +174,7 @@ def test_an_episode_whose_human_actions_fail_names_the_action_and_why(raw, tmp_p
     del data["action_list"][0]  # the human never went to the sofa, so cannot pick the ribbon up there
     with pytest.raises(DataError) as error:
         read_handmethat_file(_write(tmp_path, data))
-    assert "action_list[0]" in str(error.value)
+    assert "action_list.0" in str(error.value)
     assert "human-pick-up-at-location(ribbon#0, sofa) fails: the human is at floor, not at sofa" in str(error.value)
 
 

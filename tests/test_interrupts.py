@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from homesim.agents.random_agent import RandomAgent
 from homesim.files import check_output
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
@@ -23,7 +24,11 @@ SLOW_TRIALS = 40  # interrupts at random moments under `-m slow` (two chosen one
 
 
 def _environment() -> dict:
-    return os.environ | {"PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")]), "COLUMNS": "200"}
+    tests = str(Path(__file__).parent)  # (agents defined here, such as SlowAgent)
+    return os.environ | {
+        "PYTHONPATH": os.pathsep.join([SRC, tests, os.environ.get("PYTHONPATH", "")]),
+        "COLUMNS": "200",
+    }
 
 
 def _alive(pid: int) -> bool:
@@ -203,3 +208,92 @@ def test_ctrl_c_while_homesim_starts_is_no_traceback(tmp_path, moment):
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=120)
     assert process.returncode in (0, 130, -signal.SIGINT) and "Traceback" not in stdout + stderr, stderr  # (0: done)
+
+
+# --- Ray: the processes of a local instance end with the driver ----------------------------------------------
+
+
+class SlowAgent(RandomAgent):
+    """A random agent that takes a second per episode where HOMESIM_TEST_SLOW is set, so that a run on Ray is
+    killed while its workers work (named `test_interrupts:SlowAgent` on the command line: the workers import it
+    from here); elsewhere the random agent, so that the run's repeats take no longer than they must."""
+
+    def reset(self, task):
+        time.sleep(float(os.environ.get("HOMESIM_TEST_SLOW", 0)))
+        super().reset(task)
+
+
+def _marked(mark: str) -> dict[int, str]:
+    """The live processes whose environment holds `mark` (a Ray instance's processes inherit the driver's), by
+    pid, with what each runs."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and _alive(int(entry.name)):
+            try:
+                if mark.encode() in (entry / "environ").read_bytes():
+                    found[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()[:120]
+            except OSError:  # ended meanwhile, or not ours to read
+                pass
+    return found
+
+
+def _gone_within(mark: str, since: float, seconds: float, which=lambda command: True) -> tuple[float, dict]:
+    """Waits until `seconds` after `since` (a monotonic time) for the marked processes that `which` picks to
+    end: when they had (seconds after `since`), and those left."""
+    while True:
+        left = {pid: command for pid, command in _marked(mark).items() if which(command)}
+        if not left or time.monotonic() - since > seconds:
+            return time.monotonic() - since, left
+        time.sleep(0.2)
+
+
+RAY_WORKERS_END = 20  # seconds the worker processes, the raylet and the GCS may outlive a killed driver
+RAY_ALL_END = 90  # every process of the instance: Ray's agents report the raylet's death to the GCS, up to 60 s
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("everything", [False, pytest.param(True, marks=pytest.mark.slow)], ids=["workers", "all"])
+def test_ray_processes_end_with_a_killed_driver_and_the_run_goes_on(tmp_path, everything):
+    """Issue 33, item 3 on Ray (`evaluate --backend ray`, a local instance): the driver SIGKILLed while its
+    workers run chunks; the worker processes, raylet and GCS end within RAY_WORKERS_END seconds (and, under
+    slow, Ray's dashboard and runtime-env agents within RAY_ALL_END), and the run's folder, run again (here on
+    this machine, without Ray), ends in the bytes of a run never interrupted."""
+    pytest.importorskip("ray")
+    from homesim.datasets.alfred.builtin import builtin_episodes
+    from homesim.datasets.folder import write_dataset
+
+    episodes, scenes = builtin_episodes(count=12)
+    write_dataset(tmp_path / "data", {"builtin": episodes}, scenes, {})
+    mark = f"HOMESIM_TEST_RAY_RUN={tmp_path.name}-{os.getpid()}"
+    environment = _environment() | dict([mark.split("=")]) | {"HOMESIM_TEST_SLOW": "1"}
+    run = ["evaluate", "--episodes", str(tmp_path / "data"), "--agent", f"{__name__}:SlowAgent"]
+    out = tmp_path / "out"
+    driver = subprocess.Popen([sys.executable, "-m", "homesim", *run, "--backend", "ray", "--workers", "2",
+                               "--out", str(out)], env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+    records = Path(f"{out}.partial") / "records.jsonl"
+    try:
+        deadline = time.monotonic() + 300
+        while driver.poll() is None and not (records.is_file() and records.stat().st_size):
+            assert time.monotonic() < deadline, "no record within 300 s"
+            time.sleep(0.05)
+        assert driver.poll() is None, driver.stderr.read().decode()[-2000:]
+        assert any(command.startswith("ray::_ray_task") for command in _marked(mark).values()), _marked(mark)
+    finally:
+        driver.kill()
+        killed = time.monotonic()
+        driver.wait()
+    try:
+        waited, left = _gone_within(mark, killed, RAY_WORKERS_END, lambda command: "Agent" not in command)
+        assert not left, f"Ray processes outlived their killed driver by {RAY_WORKERS_END} s: {left}"
+        print(f"\nthe Ray workers, raylet and GCS ended within {waited:.1f} s of their driver's kill")
+        if everything:
+            waited, left = _gone_within(mark, killed, RAY_ALL_END)
+            assert not left, f"Ray processes outlived their killed driver by {RAY_ALL_END} s: {left}"
+            print(f"every process of the Ray instance ended within {waited:.1f} s of their driver's kill")
+    finally:
+        for pid in _marked(mark):  # nothing left behind by this test either
+            os.kill(pid, signal.SIGKILL)
+    again = _homesim([*run, "--out", str(out)])
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert _homesim([*run, "--out", str(tmp_path / "reference")]).returncode == 0
+    assert _files(out) == _files(tmp_path / "reference")

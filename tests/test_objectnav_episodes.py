@@ -223,7 +223,7 @@ def test_a_malformed_habitat_file_is_one_clear_error(episodes, tmp_path):
     content = tmp_path / "val" / "content" / f"{scene.id}.json.gz"
     with gzip.open(content, "wt") as f:
         json.dump({"episodes": [{"scene_id": f"scenes/{scene.id}.json"}], "goals_by_category": {}}, f)
-    with pytest.raises(DataError, match=r"episode 0: \(episode\): not a habitat ObjectNav episode"):
+    with pytest.raises(DataError, match=r"episode 0: episode_id: Field required"):
         read_habitat(tmp_path)
     content.write_bytes(b"not gzip")
     with pytest.raises(DataError, match="unreadable"):

@@ -253,6 +253,35 @@ def test_import_habitat_refuses_other_scenes_and_repeated_ids_in_one_line(export
         read_habitat(tmp_path)
 
 
+def _goal_list(content: dict) -> list:
+    return next(iter(content["goals_by_category"].values()))
+
+
+@pytest.mark.parametrize(
+    "break_it, field",
+    [  # issue 33: each was accepted, or ended in a TypeError, an AttributeError or a bare IndexError
+        (lambda c: c["episodes"][0].update(shortest_paths=[[-1]]), "episode 0: shortest_paths.0.0"),
+        (lambda c: c["episodes"][0].update(shortest_paths=[[99]]), "episode 0: shortest_paths.0.0"),
+        (lambda c: c["episodes"][0]["info"].update(geodesic_distance=-5), "episode 0: info.geodesic_distance"),
+        (lambda c: c["episodes"][0]["info"].update(euclidean_distance=1e400), "episode 0: info.euclidean_distance"),
+        (lambda c: c["episodes"][0].update(episode_id=[1]), "episode 0: episode_id"),
+        (lambda c: c["episodes"][0].update(start_position=[math.nan, 0, 0]), "episode 0: start_position.0"),
+        (lambda c: c.update(goals_by_category=[1]), "goals_by_category"),
+        (lambda c: _goal_list(c)[0].update(object_name=["x"]), ".0.object_name"),
+    ],
+)
+def test_import_habitat_checks_its_files_against_input_models(exported, tmp_path, break_it, field):
+    out, splits, scenes = exported
+    write_habitat(tmp_path, splits, scenes)
+    file, content = next(contents(tmp_path))
+    break_it(content)
+    file.write_bytes(gzip.compress(json.dumps(content).encode()))
+    with pytest.raises(DataError) as error:
+        read_habitat(tmp_path)
+    message = str(error.value)
+    assert message.startswith(str(file)) and field in message and "\n" not in message, message
+
+
 def test_habitats_own_loader_reads_the_export(exported):
     """Where habitat-lab is importable: its ObjectNavDatasetV1 loads every content file, attaches the goals
     and view points, and its geometry helpers give the poses the conventions above give."""

@@ -144,7 +144,7 @@ def _first_problem(error: ValidationError) -> tuple[str, str]:
     field = ".".join(str(part) for part in first["loc"])
     problem = first["msg"].removeprefix("Value error, ")
     head, _, rest = problem.partition(": ")
-    if first["type"] == "value_error" and rest and re.fullmatch(r"[\w.]+", head):
+    if first["type"] == "value_error" and rest and re.fullmatch(r"[\w.#-]+", head):
         field, problem = ".".join(filter(None, (field, head))), rest
     return field or "(record)", problem
 

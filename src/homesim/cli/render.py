@@ -17,7 +17,6 @@ Registered by `homesim.cli`.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -108,12 +107,11 @@ def render_episode(
 def _episode_playback(path: Path, layouts: Path | None, scene: Path | None) -> Playback:
     """An ALFRED trajectory or a homesim episode, played by its expert."""
     from homesim.datasets.alfred.episode import AlfredEpisode, episode_from_trajectory
+    from homesim.datasets.formats import AlfredEpisodeModel, SceneModel, checked_in_scene
+    from homesim.files import read_json, validated
     from homesim.scenes.alfred import build_scene, gather_evidence
 
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as e:
-        raise _fail(f"{path}: not valid JSON: {e}") from e
+    data = read_json(path)
     if isinstance(data, dict) and {"plan", "scene", "task_type"} <= data.keys():
         if layouts is None:
             raise _fail(f"{path} is an ALFRED trajectory: give --layouts, the folder of ALFRED's layout files")
@@ -123,7 +121,10 @@ def _episode_playback(path: Path, layouts: Path | None, scene: Path | None) -> P
     elif isinstance(data, dict) and {"expert_actions", "initial_state", "scene_id"} <= data.keys():
         if scene is None:
             raise _fail(f"{path} is a homesim episode: give --scene, its scene file (from `alfred import-scenes`)")
-        world = Scene.from_dict(json.loads(scene.read_text()))
+        scene_data = read_json(scene)
+        validated(SceneModel, scene_data, str(scene))
+        checked_in_scene(validated(AlfredEpisodeModel, data, str(path)), scene_data, str(path))
+        world = Scene.from_dict(scene_data)
         episode = AlfredEpisode.from_dict(data)
         if world.id != episode.scene_id:
             raise _fail(f"{path} plays in {episode.scene_id}, but --scene {scene} is {world.id}")

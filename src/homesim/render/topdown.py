@@ -72,8 +72,10 @@ class Canvas:
 
     def triangle(self, corners: Sequence[tuple[float, float]], colour) -> None:
         (ra, ca), (rb, cb), (rc, cc) = (self.pixel(x, z) for x, z in corners)
-        r0, r1 = int(max(min(ra, rb, rc), 0)), math.ceil(max(ra, rb, rc))
-        c0, c1 = int(max(min(ca, cb, cc), 0)), math.ceil(max(ca, cb, cc))
+        # within the image: a corner past its edge (an agent standing off the map) would index from the other end
+        height, width = self.image.shape[:2]
+        r0, c0 = min(int(max(min(ra, rb, rc), 0)), height), min(int(max(min(ca, cb, cc), 0)), width)
+        r1, c1 = min(max(math.ceil(max(ra, rb, rc)), r0), height), min(max(math.ceil(max(ca, cb, cc)), c0), width)
         rows, cols = np.mgrid[r0:r1, c0:c1] + 0.5
 
         def side(r1_, c1_, r2_, c2_):

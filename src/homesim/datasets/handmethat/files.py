@@ -3,38 +3,180 @@
 Their object dicts (`initial_object_dict`, `current_object_dict`) map a thing's name to its class,
 subclass, type, abilities, states (Booleans, and the static `size` and `color`) and its direct parent
 (`inside` or `ontop`). Their `action_list` holds the human's past actions as `{"name": ...,
-"arguments": ["h", ...]}`. Reading checks each against homesim's catalog and replays the human's
-actions from the initial state: the replay must not fail and must end in `current_object_dict`. Any
-problem is one `DataError` naming the file and the field.
+"arguments": ["h", ...]}`. Reading checks the file against its input models (pydantic: `TheirEpisode`, its
+things checked against homesim's catalog) and replays the human's actions from the initial state: the replay
+must not fail and must end in `current_object_dict`. Any problem is one `DataError` naming the file and the
+field.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Annotated, Any
 
-from homesim.datasets.handmethat.episode import HandMeThatEpisode, HumanActionFailed, Objects, Reading
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from homesim.datasets.formats import MAX_ITEMS, Name, Text
+from homesim.datasets.handmethat.episode import HandMeThatEpisode, HumanActionFailed, Reading
 from homesim.errors import DataError
-from homesim.files import read_json
+from homesim.files import read_json, validated
 from homesim.tasks.handmethat.formula import FormulaError
 from homesim.tasks.handmethat.task import Meaning
 from homesim.world.handmethat import SCHEMAS, Agent, HmtAction, HmtState, Thing, handmethat_catalog
 from homesim.world.handmethat.catalog import ATTRIBUTE_ABILITY, COLORS, SIZES, STATE_ABILITY
 
-REQUIRED = {
-    "initial_object_dict": dict,
-    "current_object_dict": dict,
-    "action_list": list,
-    "_goal": str,
-    "_subgoal": str,
-    "_meaning": list,
-    "utterance": list,
-    "_objects_in_meaning": list,
-    "level": int,
-}
 ATTRIBUTE_VALUES = {"size": SIZES, "color": COLORS}
 HOMESIM_ID = "homesim_id"  # the episode's id where homesim wrote the file (else the file's name is its id)
-READING = ("_rsa_meaning", "_objects_in_utterance", "_useful_objects", "_objects_in_rsa_meaning", "_possible_solution")
+READING = ("rsa_meaning", "objects_in_utterance", "useful_objects", "objects_in_rsa_meaning", "possible_solution")
+Sets = Annotated[list[tuple[Name, Any]], Field(max_length=MAX_ITEMS)]  # [[a thing's name, the quest's argument], ...]
+
+
+class _TheirModel(BaseModel):
+    """Their files carry more than homesim reads (observations, indices): the rest is let be."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=False)
+
+
+class TheirThing(_TheirModel):
+    """A thing of their object dicts, checked against homesim's catalog."""
+
+    cls: Name = Field(alias="class")
+    subclass: Name
+    type: Name
+    ability: Annotated[list[Name], Field(max_length=64)] = []
+    states: Annotated[dict[Name, Any], Field(max_length=64)]  # Booleans, and the size and colour (names)
+    inside: Name | None = None
+    ontop: Name | None = None
+
+    @model_validator(mode="after")
+    def _in_the_catalog(self) -> TheirThing:
+        category = handmethat_catalog().categories.get(self.type)
+        if category is None:
+            raise ValueError(f"type: unknown object type {self.type!r}")
+        for k, theirs, ours in (("class", self.cls, category.cls), ("subclass", self.subclass, category.subclass)):
+            if theirs != ours:
+                raise ValueError(f"{k}: {theirs!r}, but a {category.type} is a {ours}")
+        if set(self.ability) != category.abilities:
+            raise ValueError(f"ability: differs from a {category.type}'s abilities in the catalog")
+        if self.inside is not None and self.ontop is not None:
+            raise ValueError("inside: a thing is in or on one existing thing")
+        if category.movable != (self.relation is not None):
+            raise ValueError("a location has no parent; a movable thing has one")
+        for state, value in self.states.items():
+            if state in ATTRIBUTE_ABILITY:
+                known = isinstance(value, str) and value in ATTRIBUTE_VALUES[state]
+                if value is not None and not (category.can(ATTRIBUTE_ABILITY[state]) and known):
+                    raise ValueError(f"states.{state}: {value!r} is not a {category.type}'s {state}")
+            elif state not in STATE_ABILITY:
+                raise ValueError(f"states.{state}: unknown state")
+            elif not category.can(STATE_ABILITY[state]) or not isinstance(value, bool):
+                raise ValueError(f"states.{state}: a {category.type} has no such state, or not a Boolean")
+        return self
+
+    @property
+    def relation(self) -> str | None:
+        return "inside" if self.inside is not None else "ontop" if self.ontop is not None else None
+
+    def thing(self, name: str) -> Thing:
+        category = handmethat_catalog().categories[self.type]
+        true = frozenset(s for s, v in self.states.items() if s not in ATTRIBUTE_ABILITY and v)
+        size, color = (self.states.get(a) for a in ("size", "color"))
+        return Thing(name, category, true, size, color, self.inside or self.ontop, self.relation)
+
+
+class TheirAction(_TheirModel):
+    """A human action of theirs: `{"name": "human-...", "arguments": ["h", ...]}`."""
+
+    name: Name
+    arguments: Annotated[list[Name], Field(max_length=16)]
+
+    @model_validator(mode="after")
+    def _a_human_action(self) -> TheirAction:
+        if not self.name.startswith("human-") or self.name not in SCHEMAS:
+            raise ValueError(f"name: {self.name!r} is not a human action")
+        if not self.arguments or self.arguments[0] != "h":
+            raise ValueError("arguments: the first argument must be the human, h")
+        try:
+            self.action()
+        except ValueError as e:
+            raise ValueError(f"arguments: {e}") from None
+        return self
+
+    def action(self) -> HmtAction:
+        return HmtAction(self.name, tuple(self.arguments[1:]))
+
+
+Things = Annotated[dict[Name, TheirThing], Field(max_length=MAX_ITEMS)]
+
+
+def _check_things(key: str, objects: dict[str, TheirThing]) -> None:
+    """What only a whole object dict says: parents that exist, each of the locations there (a ValueError
+    naming the field)."""
+    for name, o in objects.items():
+        parent = o.inside or o.ontop
+        if parent is not None and parent not in objects:
+            raise ValueError(f"{key}.{name}.{o.relation}: a thing is in or on one existing thing")
+    missing = [loc for loc in handmethat_catalog().locations if loc not in objects]
+    if missing:
+        raise ValueError(f"{key}: no {missing[0]}: every scene has each of the 16 locations")
+
+
+Actions = Annotated[list[TheirAction], Field(max_length=MAX_ITEMS)]
+
+
+class TheirEpisode(_TheirModel):
+    """The fields of their episode file that homesim reads (`_reading`'s five only where all are there)."""
+
+    homesim_id: Any = None
+    initial_object_dict: Things
+    current_object_dict: Things
+    action_list: Actions
+    goal: Text = Field(alias="_goal")
+    subgoal: Text = Field(alias="_subgoal")
+    meaning: Any = Field(alias="_meaning")
+    utterance: Any
+    objects_in_meaning: Sets = Field(alias="_objects_in_meaning")
+    level: StrictInt
+    demo_actions: Annotated[list[Text], Field(max_length=MAX_ITEMS)] = []
+    task_description: Text = ""
+    rsa_meaning: Any = Field(None, alias="_rsa_meaning")
+    objects_in_utterance: Sets | None = Field(None, alias="_objects_in_utterance")
+    useful_objects: Sets | None = Field(None, alias="_useful_objects")
+    objects_in_rsa_meaning: Sets | None = Field(None, alias="_objects_in_rsa_meaning")
+    possible_solution: Actions | None = Field(None, alias="_possible_solution")
+
+    @field_validator("meaning", "utterance", "rsa_meaning")
+    @classmethod
+    def _a_meaning(cls, value: Any, info: ValidationInfo) -> Meaning | None:
+        if value is None and info.field_name == "rsa_meaning":
+            return None
+        return Meaning.from_list(value)
+
+    @model_validator(mode="after")
+    def _whole(self) -> TheirEpisode:
+        """Parents that exist, every location there; the sets naming things of the scene."""
+        for key in ("initial_object_dict", "current_object_dict"):
+            _check_things(key, getattr(self, key))
+        for key in ("objects_in_meaning", "objects_in_utterance", "useful_objects", "objects_in_rsa_meaning"):
+            for i, (name, _) in enumerate(getattr(self, key) or ()):
+                if name not in self.initial_object_dict:
+                    alias = type(self).model_fields[key].alias
+                    raise ValueError(f"{alias}.{i}: {name!r} is not a thing's name of initial_object_dict")
+        return self
+
+    @property
+    def has_reading(self) -> bool:
+        """Whether the file keeps the generator's reading (all five of its fields: `_rsa_meaning`, ...)."""
+        return all(getattr(self, name) is not None for name in READING)
 
 
 def is_handmethat_file(path: str | Path) -> bool:
@@ -65,44 +207,40 @@ def read_handmethat_files(path: str | Path) -> Iterator[HandMeThatEpisode | Data
 
 def read_handmethat_file(path: str | Path) -> HandMeThatEpisode:
     where = str(path)
-    data = read_json(path)
-    named = data.get(HOMESIM_ID) if isinstance(data, dict) else None
-    return episode_from_json(where, data, named if isinstance(named, str) and named else Path(path).stem)
+    data = validated(TheirEpisode, read_json(path), where)
+    named = data.homesim_id
+    return episode_from_model(where, data, named if isinstance(named, str) and named else Path(path).stem)
 
 
 def episode_from_json(where: str, data: object, episode_id: str) -> HandMeThatEpisode:
-    if not isinstance(data, dict):
-        raise DataError(where, "(file)", "not a JSON object")
-    for key, kind in REQUIRED.items():
-        if key not in data:
-            raise DataError(where, key, "missing")
-        if not isinstance(data[key], kind) or isinstance(data[key], bool):
-            raise DataError(where, key, f"expected a {kind.__name__}, got {type(data[key]).__name__}")
-    initial = state_from_object_dict(where, "initial_object_dict", data["initial_object_dict"])
-    current = state_from_object_dict(where, "current_object_dict", data["current_object_dict"])
-    actions = tuple(_human_action(where, i, a, initial) for i, a in enumerate(data["action_list"]))
-    meaning, utterance = (_meaning(where, key, data[key]) for key in ("_meaning", "utterance"))
-    objects = _objects(where, "_objects_in_meaning", data["_objects_in_meaning"], initial)
-    demo = data.get("demo_actions", [])
-    if not isinstance(demo, list) or not all(isinstance(c, str) for c in demo):
-        raise DataError(where, "demo_actions", "expected a list of text commands")
+    """Their episode file's JSON value as homesim's episode, or a DataError naming `where` and the field."""
+    return episode_from_model(where, validated(TheirEpisode, data, where), episode_id)
+
+
+def episode_from_model(where: str, data: TheirEpisode, episode_id: str) -> HandMeThatEpisode:
+    """Their episode, checked against its model, as homesim's: the human's actions replayed from the initial
+    state must not fail and must end in `current_object_dict`."""
+    initial, current = (
+        _state(data.initial_object_dict),
+        _state(data.current_object_dict),
+    )
     try:
         episode = HandMeThatEpisode(
             id=episode_id,
             initial_state=initial,
-            human_actions=actions,
-            goal=data["_goal"],
-            subgoal=data["_subgoal"],
-            meaning=meaning,
-            utterance=utterance,
-            objects_in_meaning=objects,
-            level=data["level"],
-            demo_actions=tuple(demo),
-            task_description=str(data.get("task_description", "")),
-            reading=_reading(where, data, initial) if all(key in data for key in READING) else None,
+            human_actions=tuple(a.action() for a in data.action_list),
+            goal=data.goal,
+            subgoal=data.subgoal,
+            meaning=data.meaning,
+            utterance=data.utterance,
+            objects_in_meaning=tuple(data.objects_in_meaning),
+            level=data.level,
+            demo_actions=tuple(data.demo_actions),
+            task_description=data.task_description,
+            reading=_reading(data) if data.has_reading else None,
         )
     except HumanActionFailed as e:
-        raise DataError(where, f"action_list[{e.index}]", f"the human's {e}") from e
+        raise DataError(where, f"action_list.{e.index}", f"the human's {e}") from e
     except FormulaError as e:
         raise DataError(where, "_goal/_subgoal", f"not a goal formula: {e}") from e
     except ValueError as e:
@@ -113,113 +251,32 @@ def episode_from_json(where: str, data: object, episode_id: str) -> HandMeThatEp
     return episode
 
 
-def state_from_object_dict(where: str, key: str, objects: dict) -> HmtState:
-    """Their object dict as a state with both agents on the floor, hands empty (where their episodes begin)."""
-    catalog = handmethat_catalog()
-    things: dict[str, Thing] = {}
-    for name, o in objects.items():
-        field = f"{key}[{name!r}]"
-        if not isinstance(o, dict) or not isinstance(o.get("states"), dict):
-            raise DataError(where, field, "expected an object with class, subclass, type, ability and states")
-        for k in ("type", "class", "subclass", "inside", "ontop"):
-            if k in o and not isinstance(o[k], str):
-                raise DataError(where, f"{field}.{k}", f"expected a name, got {type(o[k]).__name__}")
-        if not (isinstance(o.get("ability", []), list) and all(isinstance(a, str) for a in o.get("ability", []))):
-            raise DataError(where, f"{field}.ability", "expected a list of abilities")
-        category = catalog.categories.get(o.get("type"))
-        if category is None:
-            raise DataError(where, f"{field}.type", f"unknown object type {o.get('type')!r}")
-        for k, ours in (("class", category.cls), ("subclass", category.subclass)):
-            if o.get(k) != ours:
-                raise DataError(where, f"{field}.{k}", f"{o.get(k)!r}, but a {category.type} is a {ours}")
-        if set(o.get("ability", ())) != category.abilities:
-            raise DataError(where, f"{field}.ability", f"differs from a {category.type}'s abilities in the catalog")
-        relations = [r for r in ("inside", "ontop") if r in o]
-        if len(relations) > 1 or (relations and o[relations[0]] not in objects):
-            raise DataError(where, f"{field}.{relations[0]}", "a thing is in or on one existing thing")
-        if category.movable != bool(relations):
-            raise DataError(where, field, "a location has no parent; a movable thing has one")
-        things[name] = Thing(
-            name,
-            category,
-            _boolean_states(where, field, o["states"], category),
-            *(_attribute(where, field, o["states"], a, category) for a in ("size", "color")),
-            o[relations[0]] if relations else None,
-            relations[0] if relations else None,
-        )
-    missing = [loc for loc in catalog.locations if loc not in things]
-    if missing:
-        raise DataError(where, key, f"no {missing[0]}: every scene has each of the 16 locations")
-    return HmtState(things, Agent("floor"), Agent("floor"))
-
-
-def _boolean_states(where: str, field: str, states: dict, category) -> frozenset[str]:
-    true = set()
-    for state, value in states.items():
-        if state in ATTRIBUTE_ABILITY:
-            continue
-        if state not in STATE_ABILITY:
-            raise DataError(where, f"{field}.states.{state}", "unknown state")
-        if not category.can(STATE_ABILITY[state]) or not isinstance(value, bool):
-            raise DataError(where, f"{field}.states.{state}", f"a {category.type} has no such state, or not a Boolean")
-        if value:
-            true.add(state)
-    return frozenset(true)
-
-
-def _attribute(where: str, field: str, states: dict, attribute: str, category) -> str | None:
-    value = states.get(attribute)
-    if value is None:
-        return None
-    if not category.can(ATTRIBUTE_ABILITY[attribute]) or value not in ATTRIBUTE_VALUES[attribute]:
-        raise DataError(where, f"{field}.states.{attribute}", f"{value!r} is not a {category.type}'s {attribute}")
-    return value
-
-
-def _human_action(where: str, i: int, a: object, state: HmtState, key: str = "action_list") -> HmtAction:
-    field = f"{key}[{i}]"
-    if not isinstance(a, dict) or not isinstance(a.get("name"), str) or not isinstance(a.get("arguments"), list):
-        raise DataError(where, field, f"expected {{name, arguments}}, got {a!r}")
-    name, args = a["name"], a["arguments"]
-    if not name.startswith("human-") or name not in SCHEMAS:
-        raise DataError(where, f"{field}.name", f"{name!r} is not a human action")
-    if not args or args[0] != "h":
-        raise DataError(where, f"{field}.arguments", "the first argument must be the human, h")
+def state_from_object_dict(where: str, key: str, objects: object) -> HmtState:
+    """Their object dict (a JSON value) as a state, or a DataError naming `where` and the field under `key`."""
+    checked = validated(Things, objects, f"{where}: {key}")
     try:
-        return HmtAction(name, tuple(str(x) for x in args[1:]))
+        _check_things(key, checked)
     except ValueError as e:
-        raise DataError(where, f"{field}.arguments", str(e)) from e
+        field, _, problem = str(e).partition(": ")
+        raise DataError(where, field, problem) from None
+    return _state(checked)
 
 
-def _objects(where: str, key: str, value: object, initial: HmtState) -> Objects:
-    """A set A(.) of their file: [[a thing's name, the quest's argument], ...]."""
-    if not isinstance(value, list):
-        raise DataError(where, key, f"expected a list, got {type(value).__name__}")
-    for i, entry in enumerate(value):
-        if not isinstance(entry, list) or len(entry) != 2 or entry[0] not in initial.things:
-            raise DataError(where, f"{key}[{i}]", f"expected [a thing's name, target], got {entry!r}")
-    return tuple((name, extra) for name, extra in value)
+def _state(objects: dict[str, TheirThing]) -> HmtState:
+    """Their checked object dict as a state with both agents on the floor, hands empty (where their episodes
+    begin)."""
+    return HmtState({name: o.thing(name) for name, o in objects.items()}, Agent("floor"), Agent("floor"))
 
 
-def _reading(where: str, data: dict, initial: HmtState) -> Reading:
+def _reading(data: TheirEpisode) -> Reading:
     """The generator's reading of the request, the sets and the human's plan, as their files keep them."""
-    plan = data["_possible_solution"]
-    if not isinstance(plan, list):
-        raise DataError(where, "_possible_solution", f"expected a list, got {type(plan).__name__}")
     return Reading(
-        rsa_meaning=_meaning(where, "_rsa_meaning", data["_rsa_meaning"]),
-        objects_in_utterance=_objects(where, "_objects_in_utterance", data["_objects_in_utterance"], initial),
-        useful_objects=_objects(where, "_useful_objects", data["_useful_objects"], initial),
-        objects_in_rsa_meaning=_objects(where, "_objects_in_rsa_meaning", data["_objects_in_rsa_meaning"], initial),
-        possible_solution=tuple(_human_action(where, i, a, initial, "_possible_solution") for i, a in enumerate(plan)),
+        rsa_meaning=data.rsa_meaning,
+        objects_in_utterance=tuple(data.objects_in_utterance),
+        useful_objects=tuple(data.useful_objects),
+        objects_in_rsa_meaning=tuple(data.objects_in_rsa_meaning),
+        possible_solution=tuple(a.action() for a in data.possible_solution),
     )
-
-
-def _meaning(where: str, key: str, value: object) -> Meaning:
-    try:
-        return Meaning.from_list(value)
-    except ValueError as e:
-        raise DataError(where, key, str(e)) from e
 
 
 def _first_difference(replayed: HmtState, current: HmtState) -> str | None:

@@ -25,7 +25,9 @@ habitat's ObjectGoal: `object_id` (a string, as habitat declares it: the object'
 id), `object_category`, `position` (the centre of the object's box) and `view_points`, each
 {"agent_state": {"position", "rotation": facing the box centre}, "iou"}. habitat's generator was never
 released, so `iou` is measured from geometry as its docstring defines it (`view_iou`). On reading, boxes and
-positions come from the scene files.
+positions come from the scene files; each file is checked against its input model (pydantic: `HabitatFile`,
+`HabitatEpisode`, the scenes' `SceneModel`, and the episode made of it against homesim's own
+`ObjectNavEpisodeModel`), and what is wrong is one DataError naming the file, the episode and the field.
 
 The category tables (`--categories`): homesim's own (its 12 categories in its order), or habitat's HM3D (6)
 or MP3D (21) tables, so a policy trained on habitat's data gets the ids it knows; an episode whose category
@@ -37,13 +39,18 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import zlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Annotated, Any
 
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+
+from homesim.datasets.formats import MAX_ITEMS, Distance, Name, ObjectNavEpisodeModel, Point3, SceneModel
 from homesim.errors import DataError
-from homesim.files import gzipped, write_file
+from homesim.files import MAX_JSON_BYTES, gzipped, parse_json, read_json, regular_file, validated, write_file
 from homesim.tasks.objectnav import CATEGORIES, ObjectGoal, ObjectNavEpisode, difficulty, goal_field
 from homesim.world.objectnav.embodiment import LOCOBOT, Embodiment
 from homesim.world.objectnav.navgrid import ACTIONS, LATTICE, NavGrid, nav_grid
@@ -63,6 +70,7 @@ CATEGORY_TABLES: dict[str, tuple[dict[str, int], dict[str, int]]] = {
     "mp3d": ({c: i for i, c in enumerate(MP3D_NAMES)}, dict(zip(MP3D_NAMES, MP3D_CAT40))),
 }
 CENTRE = 0.5  # the share of the image's width and height that view_iou's central rectangle takes
+Unit = Annotated[float, Field(allow_inf_nan=False, ge=-1.001, le=1.001)]  # a unit quaternion's component (rounded)
 
 
 def _write_gz(path: Path, data: dict) -> None:
@@ -198,15 +206,87 @@ def _episode(e: ObjectNavEpisode, scene: Scene, numbers: dict[str, int]) -> dict
     }
 
 
-def _read_gz(path: Path) -> dict:
+class _HabitatModel(BaseModel):
+    """habitat's files carry more than homesim reads (rooms, radii, scene datasets): the rest is let be."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+Quaternion = tuple[Unit, Unit, Unit, Unit]  # [x, y, z, w]
+
+
+def _about_y(rotation: Quaternion) -> Quaternion:
+    yaw_of(rotation)  # a ValueError unless a turn about the vertical axis
+    return rotation
+
+
+class HabitatAgentState(_HabitatModel):
+    position: Point3
+    rotation: Annotated[Quaternion, AfterValidator(_about_y)] | None = None
+
+
+class HabitatViewPoint(_HabitatModel):
+    agent_state: HabitatAgentState
+
+
+class HabitatGoal(_HabitatModel):
+    """habitat's ObjectGoal, of which homesim reads the object (`object_name`: an object id of the scene)
+    and the view points; its box and position come from the scene."""
+
+    object_name: Name
+    object_category: Name
+    view_points: Annotated[list[HabitatViewPoint], Field(max_length=MAX_ITEMS)]
+
+
+class HabitatInfo(_HabitatModel):
+    geodesic_distance: Distance
+    euclidean_distance: Distance
+    difficulty: Name | None = None
+
+
+def _action_of(point: Any) -> Any:
+    """A shortest path's step: habitat's action id, or a ShortestPathPoint {"action": id, ...}."""
+    return point.get("action") if isinstance(point, dict) else point
+
+
+def _text_id(episode_id: Any) -> Any:
+    """habitat's episode ids are text; some files number them."""
+    return str(episode_id) if type(episode_id) is int else episode_id
+
+
+ActionId = Annotated[int, Field(strict=True, ge=0, lt=len(ACTIONS)), BeforeValidator(_action_of)]
+
+
+class HabitatEpisode(_HabitatModel):
+    """habitat's ObjectGoalNavEpisode: its goals inline, or under the file's `goals_by_category`."""
+
+    episode_id: Annotated[Name, BeforeValidator(_text_id)]
+    scene_id: Name
+    start_position: Point3
+    start_rotation: Annotated[Quaternion, AfterValidator(_about_y)]
+    object_category: Name
+    info: HabitatInfo
+    goals: Annotated[list[HabitatGoal], Field(max_length=MAX_ITEMS)] = []
+    shortest_paths: Annotated[list[list[ActionId]], Field(max_length=MAX_ITEMS)] | None = None
+
+
+class HabitatFile(_HabitatModel):
+    """A split file or a content file: its episodes are checked one by one (`HabitatEpisode`), so that an error
+    names the episode."""
+
+    episodes: Annotated[list[Any], Field(max_length=MAX_ITEMS)]
+    goals_by_category: dict[Name, Annotated[list[HabitatGoal], Field(max_length=MAX_ITEMS)]] | None = None
+
+
+def _read_gz(path: Path) -> HabitatFile:
     try:
-        with gzip.open(path, "rt", encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, EOFError, json.JSONDecodeError) as e:
-        raise DataError(str(path), "(file)", f"unreadable: {e}") from e
-    if not isinstance(data, dict) or not isinstance(data.get("episodes"), list):
-        raise DataError(str(path), "episodes", "missing or not a list")
-    return data
+        with gzip.open(regular_file(path), "rb") as f:
+            text = f.read(MAX_JSON_BYTES + 1)
+    except (OSError, EOFError, zlib.error) as e:
+        raise DataError(str(path), "(file)", f"unreadable (cut short, or not gzip): {e}") from e
+    if len(text) > MAX_JSON_BYTES:
+        raise DataError(str(path), "(file)", f"over {MAX_JSON_BYTES} bytes of JSON: not a habitat dataset file")
+    return validated(HabitatFile, parse_json(text, str(path)), str(path))
 
 
 @dataclass
@@ -251,41 +331,38 @@ def read_habitat(path: str | Path) -> HabitatImport:
     for split_file in split_files:
         split = split_file.parent.name
         top = _read_gz(split_file)
-        files = [(split_file, top)] if top["episodes"] else []
+        files = [(split_file, top)] if top.episodes else []
         files += [(c, _read_gz(c)) for c in sorted((split_file.parent / "content").glob("*.json.gz"))]
         episodes = read.splits[split] = []
         for content, data in files:
-            for n, raw in enumerate(data["episodes"]):
+            for n, raw in enumerate(data.episodes):
                 where = f"{content}: episode {n}"
-                try:
-                    scene = _scene(path, raw["scene_id"], read.scenes, where)
-                    key = f"{Path(raw['scene_id']).name}_{raw['object_category']}"
-                    goals = (data.get("goals_by_category") or {}).get(key) or raw.get("goals")
-                    if not goals:
-                        raise DataError(where, "goals", f"none inline and none under goals_by_category[{key!r}]")
-                    episodes.append(_from_habitat(raw, goals, scene, read, where))
-                except DataError:
-                    raise
-                except (KeyError, TypeError, ValueError, IndexError) as e:
-                    raise DataError(where, "(episode)", f"not a habitat ObjectNav episode: {e!r}") from e
+                episode = validated(HabitatEpisode, raw, where)
+                scene = _scene(path, episode.scene_id, read.scenes, where)
+                key = f"{Path(episode.scene_id).name}_{episode.object_category}"
+                goals = (data.goals_by_category or {}).get(key) or episode.goals
+                if not goals:
+                    raise DataError(where, "goals", f"none inline and none under goals_by_category[{key!r}]")
+                episodes.append(_from_habitat(episode, goals, scene, read, where))
         _unique_ids(episodes, split_file.parent, read)
     return read
 
 
 def _scene(root: Path, scene_file: str, scenes: dict[str, Scene], where: str) -> Scene:
     """The homesim scene an episode names: `scenes/<id>.json` under the dataset folder (by its file name too,
-    for habitat's loader, which prefixes its scenes folder)."""
+    for habitat's loader, which prefixes its scenes folder), checked against its input model."""
     name = Path(scene_file).name
     if not name.endswith(".json"):
         raise DataError(where, "scene_id", f"{scene_file!r} is not a homesim scene (scenes/<id>.json); homesim "
                         "plays only its own scenes, not habitat-sim's meshes")  # fmt: skip
     scene_id = name.removesuffix(".json")
     if scene_id not in scenes:
-        file = next((f for f in (root / scene_file, root / "scenes" / name) if f.is_file()), root / scene_file)
-        try:
-            scenes[scene_id] = Scene.from_dict(json.loads(file.read_text()))
-        except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
-            raise DataError(where, "scene_id", f"{file}: missing or unreadable: {e!r}") from e
+        file = next((f for f in (root / scene_file, root / "scenes" / name) if f.is_file()), None)
+        if file is None:
+            raise DataError(where, "scene_id", f"no scene file {root / scene_file} nor {root / 'scenes' / name}")
+        data = read_json(file)
+        validated(SceneModel, data, str(file))
+        scenes[scene_id] = Scene.from_dict(data)
     return scenes[scene_id]
 
 
@@ -296,55 +373,53 @@ def _on_lattice(x: float, z: float, read: HabitatImport) -> tuple[float, float]:
     return sx, sz
 
 
-def _from_habitat(raw: dict, goals: list[dict], scene: Scene, read: HabitatImport, where: str) -> ObjectNavEpisode:
-    hx, _, z = (float(v) for v in raw["start_position"])
+def _from_habitat(
+    raw: HabitatEpisode, goals: list[HabitatGoal], scene: Scene, read: HabitatImport, where: str
+) -> ObjectNavEpisode:
+    hx, _, z = raw.start_position
     moved = len(read.snapped_points)
     x, z = _on_lattice(-hx, z, read)
-    yaw, turned = yaw_of(raw["start_rotation"])
+    yaw, turned = yaw_of(raw.start_rotation)
     if turned > 1e-6:
         read.snapped_yaws.append(turned)
-    info = raw["info"]
-    paths = raw.get("shortest_paths") or [[]]
-    actions = [ACTIONS[int(a["action"] if isinstance(a, dict) else a)] for a in paths[0]]
+    paths = raw.shortest_paths or [[]]
+    actions = [ACTIONS[a] for a in paths[0]]
     if actions and (turned > 1e-6 or len(read.snapped_points) > moved):
         read.dropped_paths += 1
         actions = []
     grid = nav_grid(scene, LOCOBOT)
     if not grid.is_navigable(x, z):
-        raise DataError(where, "start_position", f"{raw['start_position']} is not navigable in {scene.id}")
+        raise DataError(where, "start_position", f"{list(raw.start_position)} is not navigable in {scene.id}")
     goals = [g for g in (_goal_from_habitat(g, scene, grid, read, where) for g in goals) if g["view_points"]]
-    return ObjectNavEpisode.from_dict(
-        {
-            "episode_id": raw["episode_id"],
-            "scene_id": scene.id,
-            "start_position": [x, z],
-            "start_rotation": yaw,
-            "object_category": raw["object_category"],
-            "goals": goals,
-            "geodesic_distance": info["geodesic_distance"],
-            "euclidean_distance": info["euclidean_distance"],
-            "difficulty": info.get("difficulty") or difficulty(float(info["geodesic_distance"])),
-            "reference_actions": actions,
-        }
-    )
+    episode = {
+        "episode_id": raw.episode_id,
+        "scene_id": scene.id,
+        "start_position": [x, z],
+        "start_rotation": yaw,
+        "object_category": raw.object_category,
+        "goals": goals,
+        "geodesic_distance": raw.info.geodesic_distance,
+        "euclidean_distance": raw.info.euclidean_distance,
+        "difficulty": raw.info.difficulty or difficulty(raw.info.geodesic_distance),
+        "reference_actions": actions,
+    }
+    validated(ObjectNavEpisodeModel, episode, where)  # homesim's own limits: a known category, goals in view, ...
+    return ObjectNavEpisode.from_dict(episode)
 
 
-def _goal_from_habitat(g: dict, scene: Scene, grid: NavGrid, read: HabitatImport, where: str) -> dict:
+def _goal_from_habitat(g: HabitatGoal, scene: Scene, grid: NavGrid, read: HabitatImport, where: str) -> dict:
     """A goal from the scene's object that `object_name` names, with the view points that are navigable
     (once on the lattice)."""
-    name = g.get("object_name")
-    if name not in scene.fixed:
-        raise DataError(where, "object_name", f"{name!r} is not an object of scene {scene.id}")
-    f = scene.fixed[name]
-    points = [_on_lattice(-float(v["agent_state"]["position"][0]), float(v["agent_state"]["position"][2]), read)
-              for v in g["view_points"]]  # fmt: skip
-    points = [p for p in points if grid.is_navigable(*p)]
+    if g.object_name not in scene.fixed:
+        raise DataError(where, "object_name", f"{g.object_name!r} is not an object of scene {scene.id}")
+    f = scene.fixed[g.object_name]
+    points = [_on_lattice(-v.agent_state.position[0], v.agent_state.position[2], read) for v in g.view_points]
     return {
-        "object_id": name,
-        "object_category": g["object_category"],
+        "object_id": g.object_name,
+        "object_category": g.object_category,
         "position": list(f.position),
-        "box": [f.box.lo, f.box.hi],
-        "view_points": points,
+        "box": [list(f.box.lo), list(f.box.hi)],
+        "view_points": [list(p) for p in points if grid.is_navigable(*p)],
     }
 
 

@@ -44,7 +44,7 @@ from homesim.envs.alfred.wording import LATEST, NOTHING, Wording, goal_sentence
 from homesim.envs.options import NEEDS_RESET, reset_options
 from homesim.planning.alfred.expert import clean_actions
 from homesim.planning.alfred.use_routes import UseRoutes
-from homesim.planning.poses import walk
+from homesim.planning.poses import pose_of, walk
 from homesim.tasks.alfred import goal_conditions
 from homesim.world import actions as A
 from homesim.world.actions import Action
@@ -112,6 +112,7 @@ class AlfredTextEnv(gymnasium.Env):
             self._routes[self.scene.id] = UseRoutes(self.scene, self.catalog)
             self._routes[self.scene.id].prepare(self.state)
         self.routes = self._routes[self.scene.id]
+        self._origin = pose_of(self.state.agents[0])[:2]  # where the agent starts: what it can walk to from there
         self._memo_objects: dict | None = None  # the objects `_memo` was derived from
         task = goal_sentence(self.episode.goal) if annotation is None else annotation.task_desc.strip().rstrip(".")
         self.task = "".join(c for c in task if c in string.printable)
@@ -121,7 +122,8 @@ class AlfredTextEnv(gymnasium.Env):
         self._order: dict[str, tuple[str, int]] = {}  # names sort by class, then number
         self._name_new_objects()
         self.locations = sorted(
-            (f.id for f in self.scene.fixed.values() if self._is_place(f.cls)), key=self._order.__getitem__
+            (f.id for f in self.scene.fixed.values() if self._is_place(f.cls) and self._usable(f.id)),
+            key=self._order.__getitem__,
         )
         self._places = frozenset(self.locations)
         self._go_to = sorted(((p, f"go to {self.names[p]}") for p in self.locations), key=lambda pc: pc[1])
@@ -163,6 +165,11 @@ class AlfredTextEnv(gymnasium.Env):
         return feedback, float(newly_won), self.won, truncated, info
 
     # --- names and places ------------------------------------------------------------------------
+
+    def _usable(self, object_id: str) -> bool:
+        """Whether the agent can get to use the thing, where it is now (`UseRoutes.usable`): a place or an
+        object it cannot is never listed, so that every admissible command is one the engine carries out."""
+        return self.routes.usable(self.state, object_id, self._origin)
 
     def _is_place(self, cls: str) -> bool:
         """Where `go to` leads: fixed receptacles (ALFWorld's receptacles)."""
@@ -257,7 +264,7 @@ class AlfredTextEnv(gymnasium.Env):
             at: dict[str | None, list[str]] = {}
             places, held = self._places, self.held
             for i, o in self.state.objects.items():
-                if i in places or i == held:
+                if i in places or i == held or not self._usable(i):
                     continue
                 place[i] = where = self._find_place(i)
                 on.setdefault(o.parent if o.parent is not None else where, []).append(i)

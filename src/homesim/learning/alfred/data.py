@@ -4,7 +4,6 @@ memory-mapped shards, so a folder of any size opens without reading its frames."
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,7 +12,8 @@ import numpy as np
 import torch
 
 from homesim.errors import DataError
-from homesim.learning.alfred.frames import FORMAT, STEP_DTYPE, VERSION
+from homesim.files import read_json, regular_file, validated
+from homesim.learning.alfred.frames import FORMAT, STEP_DTYPE, VERSION, FramesMeta, trajectory_lines
 from homesim.learning.export import list_digest, source_digest
 
 if TYPE_CHECKING:
@@ -25,18 +25,16 @@ TEXT_KEYS = ("task_type", "id")
 def read_meta(folder: str | Path) -> dict:
     """The folder's meta.json; a DataError unless it is a complete frames folder."""
     path = Path(folder) / "meta.json"
-    try:
-        meta = json.loads(path.read_text())
-    except FileNotFoundError:
+    if not path.exists():
         raise DataError(str(folder), "meta.json", "missing: not an ALFRED frames folder (`homesim alfred frames`)")
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise DataError(str(path), "(file)", f"unreadable: {e}") from e
+    meta = read_json(path)
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise DataError(str(path), "format", f"expected {FORMAT!r}: not an ALFRED frames folder")
     if meta.get("version") != VERSION:
         raise DataError(str(path), "version", f"{meta.get('version')!r}: this homesim reads version {VERSION}")
     if meta.get("complete") is not True:
         raise DataError(str(path), "complete", "the extraction did not finish: run `homesim alfred frames` again")
+    validated(FramesMeta, meta, str(path))
     return meta
 
 
@@ -45,11 +43,7 @@ def _shards(folder: Path) -> list[Path]:
 
 
 def _trajectories(shard: Path) -> list[dict]:
-    path = shard / "trajectories.jsonl"
-    try:
-        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise DataError(str(path), "(file)", f"unreadable: {e}") from e
+    return trajectory_lines(shard / "trajectories.jsonl")
 
 
 def trajectory_texts(folder: str | Path) -> Iterator[str]:
@@ -118,8 +112,8 @@ class AlfredFrames(torch.utils.data.Dataset):
         for name, (shape, dtype) in expected.items():
             path = shard / f"{name}.npy"
             try:
-                array = np.load(path, mmap_mode="r", allow_pickle=False)
-            except (OSError, ValueError) as e:
+                array = np.load(regular_file(path), mmap_mode="r", allow_pickle=False)
+            except (OSError, ValueError, EOFError) as e:
                 raise DataError(str(path), "(file)", f"unreadable: {e}") from e
             if array.shape[1:] != shape or array.dtype != dtype:
                 raise DataError(str(path), "(array)", f"{array.dtype}{list(array.shape)}: expected {dtype}[n, {shape}]")

@@ -20,14 +20,18 @@ import shutil
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 
 import numpy as np
 
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
+
 from homesim.datasets.alfred.episode import AlfredEpisode
+from homesim.datasets.formats import Name, Text
 from homesim.datasets.sources import read_episodes
 from homesim.envs.alfred.embodied import semantic_classes
 from homesim.errors import DataError
-from homesim.files import write_file
+from homesim.files import parse_json, regular_file, validated, write_file
 from homesim.parallel import Failed, Workers, run_chunks
 from homesim.render import ALFRED, Frame, Renderer
 from homesim.world.actions import ACTIONS, STOP
@@ -38,6 +42,57 @@ from homesim.world.state import State
 FORMAT, VERSION = "homesim-alfred-frames", 1
 SHARD_SIZE = 64  # trajectories per shard
 STEP_DTYPE = np.dtype([("action", "i1"), ("subgoal", "<i2"), ("target_class", "<i2")])
+Count = Annotated[int, Field(strict=True, ge=0, le=2**40)]
+
+
+class _FramesModel(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class FramesMeta(_FramesModel):
+    """What a frames folder's meta.json says that its readers use (after its format, version and completion)."""
+
+    size: tuple[Annotated[int, Field(strict=True, ge=1, le=4096)], Annotated[int, Field(strict=True, ge=1, le=4096)]]
+    actions: Annotated[list[Name], Field(max_length=256)]
+    classes: Annotated[list[Annotated[StrictStr, Field(max_length=256)]], Field(max_length=256)]
+    trajectories: Count
+    steps: Count
+
+
+class AnnotationLine(_FramesModel):
+    goal: Text
+    instructions: Annotated[list[Text], Field(max_length=1000)]
+
+
+class TrajectoryLine(_FramesModel):
+    """A line of a shard's trajectories.jsonl (`trajectory_line`)."""
+
+    id: Name
+    task_type: Name
+    start: Count
+    length: Annotated[int, Field(strict=True, ge=1, le=2**40)]
+    subgoals: Count
+    annotations: Annotated[list[AnnotationLine], Field(max_length=1000)]
+
+
+def trajectory_lines(path: Path) -> list[dict]:
+    """A shard's trajectories.jsonl, each line checked against `TrajectoryLine` and following the one before
+    (its `start` where that one's rows end); a DataError naming the file and line."""
+    try:
+        text = regular_file(path).read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        raise DataError(str(path), "(file)", f"unreadable: {e}") from e
+    lines, start = [], 0
+    for n, raw in enumerate(text.splitlines(), start=1):
+        if raw.strip():
+            where = f"{path}: line {n}"
+            line = parse_json(raw, where)
+            checked = validated(TrajectoryLine, line, where)
+            if checked.start != start:
+                raise DataError(where, "start", f"{checked.start}, but the trajectories before end at row {start}")
+            start += checked.length
+            lines.append(line)
+    return lines
 
 
 def class_names() -> list[str]:
@@ -159,8 +214,12 @@ class ShardSummary:
 
 
 def read_shard_summary(folder: Path) -> ShardSummary:
-    lines = [json.loads(s) for s in (folder / "trajectories.jsonl").read_text().splitlines() if s]
-    skipped = [json.loads(s) for s in (folder / "skipped.jsonl").read_text().splitlines() if s]
+    lines = trajectory_lines(folder / "trajectories.jsonl")
+    path = folder / "skipped.jsonl"
+    try:
+        skipped = [parse_json(s, str(path)) for s in regular_file(path).read_text().splitlines() if s]
+    except (OSError, UnicodeDecodeError) as e:
+        raise DataError(str(path), "(file)", f"unreadable: {e}") from e
     return ShardSummary(len(lines), sum(line["length"] for line in lines), skipped)
 
 
@@ -221,9 +280,13 @@ def frames_meta(settings: dict, trajectories: int, steps: int, complete: bool) -
 
 
 def _check_resumable(out: Path, meta: dict) -> None:
-    """A folder holding frames made with other settings is not overwritten."""
+    """A folder holding frames made with other settings, or anything but frames, is not written into."""
     path = out / "meta.json"
+    if out.exists() and not out.is_dir():
+        raise DataError(str(out), "(folder)", "not a folder: choose another --out")
     if not path.exists():
+        if out.exists() and any(out.iterdir()):
+            raise DataError(str(out), "(folder)", "holds other files, not ALFRED frames: choose another --out")
         return
     try:
         old = json.loads(path.read_text())
@@ -259,13 +322,13 @@ def extract_frames(
     _check_resumable(out, meta)
     read = read_episodes(source, layouts, split, "alfred")
     episodes = read.all()[:limit] if limit is not None else read.all()
-    out.mkdir(parents=True, exist_ok=True)
-    _write_json(out / "meta.json", meta)
-
     chunks = [
         (out / shard_name(i // shard_size), episodes[i : i + shard_size]) for i in range(0, len(episodes), shard_size)
     ]
+    # the shards there are read first: a damaged one stops the command before it marks the folder unfinished
     summaries: dict[int, ShardSummary] = {i: read_shard_summary(f) for i, (f, _) in enumerate(chunks) if f.is_dir()}
+    out.mkdir(parents=True, exist_ok=True)
+    _write_json(out / "meta.json", meta)
     resumed = len(summaries)
     todo = [i for i in range(len(chunks)) if i not in summaries]
     if workers.count <= 1 and workers.backend == "local":

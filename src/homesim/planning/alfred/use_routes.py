@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -33,16 +34,19 @@ from homesim.planning.poses import (
 from homesim.world import actions as A
 from homesim.world import scene_cache
 from homesim.world.catalog import Catalog
+from homesim.world.frustum import VISIBILITY_DISTANCE, in_view
 from homesim.world.geometry import HORIZONS, YAW_STEP, YAWS, enclosed
-from homesim.world.scene import Scene
-from homesim.world.state import State
-from homesim.world.views import pose_views
+from homesim.world.scene import Box, Scene
+from homesim.world.state import AgentState, ObjectState, State
+from homesim.world.views import in_view_poses, pose_views
 from homesim.world.views import version as views_version
 
 MOVES = (A.MOVE_AHEAD, A.ROTATE_LEFT, A.ROTATE_RIGHT)  # in the search's order; choice 3 is to stay
 ACTION = 4096  # a route's cost: actions (looks included) * ACTION + moves and turns
 FAR = 2**30  # the cost where no use pose can be reached
 MOVABLE = 1000  # use-pose sets of movable objects kept per scene (cleared when full)
+NEAREST = 2  # cells from which `usable` looks at a movable object first
+LOOK_ORDER = (30, 45, 15, 60, 0, -15, -30)  # the horizons it tries there, likeliest first
 _HORIZONS = np.array(HORIZONS)
 _YAW_INDEX = {yaw: k for k, yaw in enumerate(YAWS)}
 
@@ -82,6 +86,8 @@ class UseRoutes:
         self.tables: dict[tuple[str, str | None], _Table] = {}
         self.orders: dict[tuple[str, str | None], dict[tuple[int, int, int], list[int]]] = {}
         self.movable: dict[tuple, set[Pose]] = {}  # (class, position) -> use poses
+        self.group = _groups([self.moves[0][k :: len(YAWS)] for k in range(len(YAWS))])  # per cell
+        self.usable_at: dict[tuple, bool] = {}  # (fixed id or class and position, origin) -> `usable`
 
     def path(self, state: State, target: str, also: str | None = None) -> list[str] | None:
         """The navigation actions to the nearest pose from which `target` (and `also`) can be used."""
@@ -107,6 +113,44 @@ class UseRoutes:
         if _tied(wanted, start[3]):  # which one the search looks to follows the order of its set of goals
             wanted = self._order(target, also)[(*self.cells[spot // 4], YAWS[spot % 4])]
         return path + looks(wanted, start[3])
+
+    def usable(self, state: State, target: str, origin: tuple[int, int]) -> bool:
+        """Whether the agent, from cell `origin`, can walk to a pose from which the target, where it is now, is in
+        view (were it not shut in or held). ALFRED's floor plans have things lying more than 1.5 m outside
+        the grid, and things seen only from cells the rest of the grid does not lead to: used from nowhere."""
+        o = None if target in self.scene.fixed else state.objects[target]
+        if o is not None and o.position is None:  # held
+            return False
+        key = (target, origin) if o is None else (o.cls, o.position, origin)
+        answer = self.usable_at.get(key)
+        if answer is None:
+            if len(self.usable_at) >= MOVABLE:
+                self.usable_at.clear()
+            answer = self.usable_at[key] = self._usable(target if o is None else o, origin)
+        return answer
+
+    def _usable(self, target: str | ObjectState, origin: tuple[int, int]) -> bool:
+        cell = self.index.get(origin)  # off the grid: any cell will do
+        walkable = np.ones(len(self.cells), bool) if cell is None else self.group == self.group[cell]
+        views = pose_views(self.scene)
+        if isinstance(target, str):
+            return bool((views.fixed_seen[target].reshape(len(self.cells), -1).any(axis=1) & walkable).any())
+        # A movable object is looked at first from the nearest cells, facing it, one pose at a time
+        # (`frustum.in_view`, which nearly always sees it at once), and only failing that from every cell
+        # within reach at once (`in_view_poses`: the same answers).
+        box = Box.around(target.position, self.catalog[target.cls].size)
+        xz = views.positions
+        nearest_x, nearest_z = np.clip(xz[:, 0], box.lo[0], box.hi[0]), np.clip(xz[:, 1], box.lo[2], box.hi[2])
+        gap = np.hypot(nearest_x - xz[:, 0], nearest_z - xz[:, 1])
+        near = np.flatnonzero(walkable & (gap <= VISIBILITY_DISTANCE + 1e-6))
+        near = near[np.argsort(gap[near], kind="stable")]
+        cx, _, cz = target.position
+        for x, z in xz[near[:NEAREST]].tolist():
+            facing = math.degrees(math.atan2(cx - x, cz - z))
+            yaw = min(YAWS, key=lambda y: abs((y - facing + 180) % 360 - 180))
+            if any(in_view(box, AgentState(x, z, yaw, h), self.scene.camera_height) for h in LOOK_ORDER):
+                return True
+        return bool(len(near)) and bool(in_view_poses([box], xz[near], self.scene.camera_height).any())
 
     def _movable_goals(self, state: State, target: str) -> set[Pose]:
         """`use_poses` of a movable object, which its class and position decide while it lies in view."""
@@ -207,6 +251,25 @@ class UseRoutes:
 def _version() -> str:
     """The code the route tables come from, as the disk cache (`scene_cache`) tells them apart."""
     return scene_cache.code_version(__file__, inspect.getfile(shortest_path)) + views_version()
+
+
+def _groups(aheads: list[list[int]]) -> np.ndarray:
+    """Which group of cells the agent can walk between each cell is in (numbered in cell order), from the
+    spots a move ahead leads to at each yaw (spot = cell * 4 + yaw; past the last spot: into a wall)."""
+    n = len(aheads[0])
+    group = [-1] * n
+    for first in range(n):
+        if group[first] >= 0:
+            continue
+        group[first], frontier = first, [first]
+        while frontier:
+            cell = frontier.pop()
+            for ahead in aheads:
+                nxt = ahead[cell] // len(YAWS)
+                if nxt < n and group[nxt] < 0:
+                    group[nxt] = first
+                    frontier.append(nxt)
+    return np.array(group, dtype=np.int64)
 
 
 def _finish() -> np.ndarray:
