@@ -312,6 +312,9 @@ def run_remote(
     agent: Annotated[str, typer.Option(help="your agent: module.path:ClassName, a checkpoint, or a built-in name")],
     method: MethodOption,
     seed: Annotated[int, typer.Option(help="the agent's seed")] = 0,
+    batch: Annotated[
+        int, typer.Option(min=1, max=256, help="episodes played at once, each by its own copy of the agent")
+    ] = 32,
 ) -> None:
     """Remote evaluation: play your agent, on this machine, in the server's env, which it never sees."""
     import httpx
@@ -325,10 +328,15 @@ def run_remote(
         raise ValueError(f"{server}: {e}") from None
     if challenge not in challenges:
         raise ValueError(f"{server} hosts no challenge {challenge!r}; it has {', '.join(challenges) or 'none'}")
-    played = load_agent(agent, seed, challenges[challenge]["suite"])
+    suite = challenges[challenge]["suite"]
+    load_agent(agent, seed, suite)  # a wrong agent is said before the run starts
+
+    def said(finished: int, episodes: int) -> None:
+        status.update(f"playing remotely: {finished} of {episodes} episodes done")
+
     with console.status("playing remotely") as status:
-        submission = play_remote(server, token, challenge, phase, played, method,
-                                 progress=lambda step: status.update(f"playing remotely: step {step}"))  # fmt: skip
+        submission = play_remote(server, token, challenge, phase, lambda: load_agent(agent, seed, suite), method,
+                                 batch=batch, progress=said)  # fmt: skip
     console.print(f"done: submission {submission}, {server.rstrip('/')}/s/{submission}", highlight=False)
 
 
