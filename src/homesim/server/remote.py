@@ -54,7 +54,11 @@ def encode(value: object) -> object:
     if kind in PLAIN:
         return value
     if kind is np.ndarray:
-        return {"dtype": value.dtype.str, "shape": list(value.shape), "base64": b2a_base64(value.tobytes(), newline=False).decode()}
+        return {
+            "dtype": value.dtype.str,
+            "shape": list(value.shape),
+            "base64": b2a_base64(value.tobytes(), newline=False).decode(),
+        }
     if isinstance(value, dict):
         return {k: encode(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -240,7 +244,9 @@ def start(sessions: sessionmaker[Session], phase: Phase, team: Team, method: str
         raise ChallengeError(f"batch {batch}: 1 to {MAX_BATCH} episodes at once")
     name = secrets.token_urlsafe(12)
     with sessions.begin() as session:
-        submission = submit(session, session.merge(phase), session.merge(team), None, method, paper_url, remote=PREFIX + name)
+        submission = submit(
+            session, session.merge(phase), session.merge(team), None, method, paper_url, remote=PREFIX + name
+        )
         submission_id = submission.id
     suite = suite_named(phase.challenge.suite)
     run = Run(name, submission_id, team.token_hash, Exchange(suite.stop_action), batch, patience)
@@ -330,7 +336,11 @@ def play_remote(server: str, token: str, challenge: str, phase: str, make_agent:
             agent = agents[slot]
             if step["task"] is not None:
                 task = step["task"]
-                agent.reset(TaskSpec(task["episode_id"], task["goal"], tuple(task["instructions"]), annotation=task["annotation"]))
+                agent.reset(
+                    TaskSpec(
+                        task["episode_id"], task["goal"], tuple(task["instructions"]), annotation=task["annotation"]
+                    )
+                )
             acted = agent.act(decode(step["observation"]))
             action, target = (acted.action, acted.target) if isinstance(acted, AgentAction) else (acted, None)
             answered[slot] = {"slot": slot, "step": step["step"], "action": action, "target": encode(target)}
@@ -346,4 +356,6 @@ def play_remote(server: str, token: str, challenge: str, phase: str, make_agent:
                 return item["submission"]
             else:  # the answers to a batch bring the next one
                 progress(item["finished"], item["episodes"])
-                item = call("POST", f"/api/remote/{run}/act", json={"answers": [reply(s) for s in item["steps"]], "wait": wait})
+                item = call(
+                    "POST", f"/api/remote/{run}/act", json={"answers": [reply(s) for s in item["steps"]], "wait": wait}
+                )

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
-from sqlalchemy import and_, delete, func, or_, select, update
+from sqlalchemy import and_, delete, false, or_, select, true, union_all, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session, defer, joinedload, sessionmaker
@@ -281,22 +281,20 @@ def leaderboard(session: Session, phase: Phase, viewer: Team | None, sort: str |
     host = viewer is not None and viewer.is_host
     seen = [Submission.phase_id == phase.id, Submission.status == "finished"]
     if not host:
-        seen.append(Submission.hidden.is_(False))
+        seen.append(Submission.hidden == false())
         if not results_visible(phase, now()):
             seen.append(Submission.team_id == (viewer.id if viewer is not None else -1))
+    baselines = select(Submission.id).where(*seen, Submission.baseline == true())
     if phase.choose_one:
-        ranked_ids = select(Submission.id).where(*seen, or_(Submission.chosen, Submission.baseline))
-    else:
+        best = select(Submission.id).where(*seen, Submission.baseline == false(), Submission.chosen == true())
+    else:  # per team, one seek into the index `leaderboard` (in its order): the cost grows with the teams only
         order = (Submission.score.desc().nulls_last(), Submission.created, Submission.id)
-        numbered = (
-            select(Submission.id, func.row_number().over(partition_by=Submission.team_id, order_by=order).label("n"))
-            .where(*seen, Submission.baseline.is_(False))
-            .subquery()
-        )
-        best = select(numbered.c.id).where(numbered.c.n == 1)
-        ranked_ids = select(Submission.id).where(*seen, or_(Submission.id.in_(best), Submission.baseline))
+        mine = Submission.team_id == Team.id
+        first = select(Submission.id).where(*seen, Submission.baseline == false(), mine).order_by(*order).limit(1)
+        best = select(first.correlate(Team).scalar_subquery().label("id")).select_from(Team)
+    ranked_ids = union_all(best, baselines).subquery()
     light = (defer(Submission.summary), defer(Submission.actions), joinedload(Submission.team))
-    ranked = list(session.scalars(select(Submission).options(*light).where(Submission.id.in_(ranked_ids))))
+    ranked = list(session.scalars(select(Submission).options(*light).where(Submission.id.in_(select(ranked_ids.c.id)))))
     unranked = []
     if phase.choose_one and viewer is not None:
         own = [] if host else [Submission.team_id == viewer.id]
