@@ -341,3 +341,82 @@ def test_the_host_sets_phases_and_enters_baselines_from_the_command_line(tmp_pat
         assert phases["extra"].visibility == "hidden" and phases["extra"].reveal_at.year == 2030
         (row,) = leaderboard(session, phases["minival"], None)
         assert row.submission.baseline and row.figures["task_success"]["value"] == 1.0
+
+
+# --- ALFRED's mask form ------------------------------------------------------------------------------------
+
+
+def _mask_file(splits: dict, scenes: dict, out: Path) -> tuple[dict, Path]:
+    """The expert aiming by masks, evaluated; its actions written by `homesim challenge actions` (the mask form)."""
+    from typer.testing import CliRunner
+
+    from homesim.cli import app
+
+    summary = evaluate(splits, scenes, EvaluationConfig(agent="expert", interaction="mask"), out / "masked")
+    path = out / "masks.json"
+    result = CliRunner().invoke(app, ["challenge", "actions", str(out / "masked"), "--out", str(path)])
+    assert result.exit_code == 0 and "(the mask form)" in result.output, result.output
+    return summary, path
+
+
+def test_a_mask_form_file_scores_as_evaluate_with_the_same_masks(db_url, tmp_path):
+    splits, scenes = _suite_episodes("alfred")
+    made = _made(db_url)
+    _challenge(made, "alfred", splits, scenes)
+    original, path = _mask_file(splits, scenes, tmp_path)
+    data = json.loads(path.read_text())
+    aimed = [a for e in data["episodes"] for a in e["actions"] if isinstance(a, list) and a[1] is not None]
+    assert data["interaction"] == "mask" and aimed and all(isinstance(a[1][0][0], int) for a in aimed)  # runs
+    replayed = evaluate(splits, scenes, EvaluationConfig(agent=str(path), interaction="mask"), tmp_path / "again")
+    with made.begin() as session:
+        submitted = submit(session, session.scalar(select(Phase)), session.scalar(select(Team)), data, "masks").id
+    assert work_once(made, "w") == submitted
+    with made() as session:
+        scored = session.get(Submission, submitted)
+        assert scored.status == "finished" and scored.reason == ""
+        assert scored.summary["splits"] == replayed["splits"] == original["splits"]
+        assert scored.summary["config"]["interaction"] == "mask"
+
+
+def test_bad_masks_fail_their_own_steps_and_the_team_is_told_which(tmp_path):
+    splits, scenes = _suite_episodes("alfred")
+    made = _made(f"sqlite:///{tmp_path / 'masks.db'}")
+    _challenge(made, "alfred", splits, scenes)
+    _, path = _mask_file(splits, scenes, tmp_path)
+    data = json.loads(path.read_text())
+    bad = {0: [[89990, 20]], 1: [[0, 5], ["a", 1]], 2: []}  # another size's mask, not runs, no pixel
+    for index, runs in bad.items():
+        actions = data["episodes"][index]["actions"]
+        first = next(i for i, a in enumerate(actions) if isinstance(a, list) and a[1] is not None)
+        actions[first] = [actions[first][0], runs]
+    path.write_text(json.dumps(data))
+    local = evaluate(splits, scenes, EvaluationConfig(agent=str(path), interaction="mask"), tmp_path / "bad")
+    token = _team_token(made)
+    client = TestClient(create_app(made))
+    client.cookies.set("homesim_token", token)
+    form = client.post("/c/alfred-t/test/submit", data={"method": "bad masks"}, files={"file": ("m.json", path.read_bytes())},
+                       follow_redirects=False)  # fmt: skip
+    assert form.status_code == 303, form.text
+    assert work_once(made, "w") is not None
+    with made() as session:
+        scored = session.scalars(select(Submission)).one()
+        assert scored.status == "finished" and scored.summary["splits"] == local["splits"]
+    ids = [e["episode_id"] for e in data["episodes"]]
+    assert scored.reason.startswith("3 mask(s) could not be read (each a failed step): ")
+    for episode_id, why in zip(ids, ("ends past pixel 90000 of a 300x300 frame (a mask of another size?)",
+                                     "run 1 is ['a', 1], not [start, length]", "a mask of no pixel points at nothing")):  # fmt: skip
+        assert episode_id in scored.reason and why in scored.reason
+    assert "Traceback" not in client.get(f"/s/{scored.id}").text
+    shown = client.get(f"/api/submissions/{scored.id}").json()["reason"]
+    assert shown == scored.reason
+
+
+def test_a_mask_form_file_is_refused_where_the_suite_has_no_masks(served):
+    client, made, actions, _, _ = served
+    data = dict(json.loads(actions.read_text()), interaction="mask")
+    auth = {"Authorization": f"Bearer {_team_token(made)}"}
+    url = "/api/challenges/handmethat-t/test/submissions"
+    answer = client.post(url, json={"method": "m", "actions": data}, headers=auth)
+    assert answer.status_code == 400 and "aims by mask; handmethat by oracle" in answer.json()["error"]
+    answer = client.post(url, json={"method": "m", "actions": dict(data, interaction="pixels")}, headers=auth)
+    assert answer.status_code == 400 and "interaction: 'pixels': oracle or mask" in answer.json()["error"]

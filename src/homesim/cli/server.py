@@ -218,16 +218,20 @@ def actions(
     run: Annotated[Path, typer.Argument(exists=True, help="an evaluation's folder (records.jsonl, run.json)")],
     out: Annotated[Path, typer.Option(help="the action file to write")],
 ) -> None:
-    """What an evaluation's agent did in each episode, as an action file (a challenge's results file)."""
+    """What an evaluation's agent did in each episode, as an action file (a challenge's results file); a run
+    evaluated with --interaction mask gives the mask form (each interaction's mask, as ALFRED's runs)."""
     from homesim.evaluation.evaluate import read_run
     from homesim.evaluation.records import action_file_of, read_records
     from homesim.evaluation.suites import suite_named
 
     folder = run if run.is_dir() else run.parent
-    suite = suite_named(read_run(folder).suite)
-    action_file = action_file_of(read_records(folder / "records.jsonl"), suite.name, suite.stop_action)
+    config = read_run(folder)
+    suite = suite_named(config.suite)
+    records = read_records(folder / "records.jsonl")
+    action_file = action_file_of(records, suite.name, suite.stop_action, config.interaction)
     out.write_text(action_file.to_json())
-    console.print(f"the actions of {len(action_file.episodes)} episodes written to {out}")
+    form = " (the mask form)" if action_file.interaction == "mask" else ""
+    console.print(f"the actions of {len(action_file.episodes)} episodes written to {out}{form}")
 
 
 def _score_forever(sessions, stop: threading.Event, poll: float, lease: float | None = None) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import socket
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -24,6 +25,7 @@ from sqlalchemy.orm import Session, defer, joinedload, sessionmaker
 from homesim.agents.replay import ActionFile, parse_action_file
 from homesim.errors import DataError
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
+from homesim.evaluation.records import MASK_PREFIX, EpisodeRecord, read_records
 from homesim.evaluation.suites import suite_named
 from homesim.server.challenges import ChallengeError, challenge_episodes, episode_ids, phase_open, results_visible
 from homesim.server.models import Phase, Quota, Submission, Team, now
@@ -75,6 +77,9 @@ def check_actions(session: Session, phase: Phase, data: object) -> tuple[ActionF
         raise ChallengeError(str(e)) from None
     if actions.suite != challenge.suite:
         raise ChallengeError(f"the action file is for {actions.suite}; this challenge is {challenge.suite}")
+    aims = suite_named(challenge.suite).interactions
+    if actions.interaction not in aims:
+        raise ChallengeError(f"the action file aims by {actions.interaction}; {challenge.suite} by {' or '.join(aims)}")
     known = episode_ids(session, challenge, phase.split)
     unknown = sorted({episode_id for episode_id, _ in actions.episodes} - known)
     if unknown:
@@ -165,11 +170,29 @@ def score(session: Session, submission_id: int) -> Scored:
     splits, scenes = challenge_episodes(session, phase.challenge, phase.split)
     with tempfile.TemporaryDirectory(prefix="homesim-score-") as folder:
         actions = Path(folder) / "actions.json"
-        actions.write_text(parse_action_file(submission.actions, "the action file").to_json())
-        config = EvaluationConfig(agent=str(actions), suite=suite.name, options=dict(phase.options))
+        parsed = parse_action_file(submission.actions, "the action file")
+        actions.write_text(parsed.to_json())
+        config = EvaluationConfig(agent=str(actions), suite=suite.name, options=dict(phase.options), interaction=parsed.interaction)
         summary = evaluate(splits, scenes, config, Path(folder) / "run")
+        unread = unreadable_masks(read_records(Path(folder) / "run" / "records.jsonl"))
     summary["config"]["agent"] = "submission"  # not the temporary file's name
-    return Scored(summary, "")
+    return Scored(summary, "; ".join(r for r in (submission.reason, unread) if r))
+
+
+def unreadable_masks(records: Sequence[EpisodeRecord], shown: int = 10) -> str:
+    """The steps whose mask could not be read (each a failed step that names no action), episode by episode, for
+    the team: they say what was wrong with the file, and nothing of the scene (a mask that was read but hit
+    nothing it could use is not told)."""
+    found = [
+        f"{r.episode_id} step {i + 1}: {dict(r.failures).get(i, '')}"
+        for r in records
+        for i, (name, target) in enumerate(r.actions)
+        if name is None and isinstance(target, str) and target.startswith(MASK_PREFIX)
+    ]
+    if not found:
+        return ""
+    more = f"; and {len(found) - shown} more" if len(found) > shown else ""
+    return f"{len(found)} mask(s) could not be read (each a failed step): " + "; ".join(found[:shown]) + more
 
 
 def finish(session: Session, submission_id: int, worker: str, scored: Scored) -> bool:
