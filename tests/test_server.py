@@ -6,6 +6,7 @@ says holds an episode's hidden part."""
 from __future__ import annotations
 
 import json
+import random
 import threading
 from datetime import timedelta
 from pathlib import Path
@@ -420,3 +421,44 @@ def test_a_mask_form_file_is_refused_where_the_suite_has_no_masks(served):
     assert answer.status_code == 400 and "aims by mask; handmethat by oracle" in answer.json()["error"]
     answer = client.post(url, json={"method": "m", "actions": dict(data, interaction="pixels")}, headers=auth)
     assert answer.status_code == 400 and "interaction: 'pixels': oracle or mask" in answer.json()["error"]
+
+
+def test_the_leaderboard_picks_each_teams_best_row_by_one_index_seek_per_team(db_url, tmp_path):
+    from sqlalchemy import event, insert
+
+    splits, scenes = _suite_episodes("objectnav")
+    made = _made(db_url)
+    _challenge(made, "objectnav", splits, scenes)
+    rng, rows = random.Random(0), []
+    with made.begin() as session:
+        phase = session.scalar(select(Phase))
+        teams = [Team(name=f"t{i}", token_hash=f"h{i}") for i in range(7)]
+        session.add_all(teams)
+        session.flush()
+        for i in range(300):
+            score = None if i % 17 == 0 else round(rng.random(), 1)  # ties and unscored rows
+            rows.append(dict(phase_id=phase.id, team_id=rng.choice(teams).id, method=f"m{i}", paper_url="", actions={},
+                             status="finished" if i % 13 else "failed", reason="", created=now(), worker="",
+                             attempts=1, figures={"spl": {"value": score, "ci95": None}}, score=score, chosen=False,
+                             hidden=i % 11 == 0, baseline=i % 50 == 0))  # fmt: skip
+        session.execute(insert(Submission), rows)
+    for i, row in enumerate(rows):
+        row["id"] = i + 1
+    shown = [r for r in rows if r["status"] == "finished" and not r["hidden"]]
+    best = {}
+    for r in sorted((r for r in shown if not r["baseline"]), key=lambda r: (r["score"] is None, -(r["score"] or 0), r["id"])):
+        best.setdefault(r["team_id"], r["id"])
+    statements = []
+    engine = made.kw["bind"]
+    listen = lambda conn, cursor, statement, *rest: statements.append((statement, rest[0]))  # noqa: E731
+    event.listen(engine, "before_cursor_execute", listen)
+    with made() as session:
+        board = leaderboard(session, session.scalar(select(Phase)), None)
+    event.remove(engine, "before_cursor_execute", listen)
+    assert sorted(r.submission.id for r in board) == sorted([*best.values(), *(r["id"] for r in shown if r["baseline"])])
+    if engine.dialect.name == "sqlite":  # the best rows are read from the index alone, in its order
+        (statement, parameters), = [(s, p) for s, p in statements if "row_number" in s or "LIMIT" in s]
+        with engine.connect() as connection:
+            plan = " / ".join(row[3] for row in connection.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters))
+        assert "COVERING INDEX leaderboard (phase_id=? AND status=? AND hidden=? AND baseline=? AND team_id=?)" in plan
+        assert "TEMP B-TREE" not in plan and "SCAN submissions" not in plan
