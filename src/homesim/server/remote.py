@@ -60,9 +60,9 @@ def encode(value: object) -> object:
             "base64": b2a_base64(value.tobytes(), newline=False).decode(),
         }
     if isinstance(value, dict):
-        return {k: encode(v) for k, v in value.items()}
+        return {k: v if type(v) in PLAIN else encode(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [encode(v) for v in value]
+        return [v if type(v) in PLAIN else encode(v) for v in value]
     if isinstance(value, np.generic):
         return value.item()
     return value

@@ -166,7 +166,7 @@ def create_app(sessions: sessionmaker[Session], patience: float = remote.PATIENC
     ):
         phase = find_phase(s, slug, phase_slug)
         rows = leaderboard(s, phase, team, sort)
-        return [{"rank": r.rank, **_row(r.submission), "figures": r.figures} for r in rows]
+        return _json([{"rank": r.rank, **_row(r.submission), "figures": r.figures} for r in rows])
 
     @app.post("/api/challenges/{slug}/{phase_slug}/submissions", status_code=201)
     async def api_submit(
@@ -288,8 +288,8 @@ async def _body(request: Request) -> bytes:
 
 
 def _json(value: object) -> Response:
-    """A JSON answer made by `json` directly: a batch of observations is plain JSON, and FastAPI's encoder,
-    which walks every value, would cost more than the steps it carries."""
+    """A JSON answer made by `json` directly, for plain JSON values (a batch of observations, a leaderboard's
+    rows): FastAPI's encoder walks every value first, which costs more than the answer's own work."""
     return Response(json.dumps(value), media_type="application/json")
 
 
