@@ -9,7 +9,7 @@ a leaderboard phase holding `--submissions` scored submissions from `--teams` te
   machine may be shared: the load average is printed too).
 
     python bench/server_load.py [--submissions 10000 --teams 100 --requests 200 --senders 8 --posts 200]
-                                [--nav-episodes 128 --batch 128] [--db URL]
+                                [--nav-episodes 256 --batch 256] [--db URL]
 """
 
 from __future__ import annotations
@@ -77,8 +77,8 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--senders", type=int, default=8)
     parser.add_argument("--posts", type=int, default=200)
-    parser.add_argument("--nav-episodes", type=int, default=128, help="ObjectNav episodes of the remote figure")
-    parser.add_argument("--batch", type=int, default=128, help="remote episodes played at once")
+    parser.add_argument("--nav-episodes", type=int, default=256, help="ObjectNav episodes of the remote figure")
+    parser.add_argument("--batch", type=int, default=256, help="remote episodes played at once")
     parser.add_argument("--db", help="a database URL (default: SQLite in a temporary folder)")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="homesim-bench-"))

@@ -317,8 +317,8 @@ def run_remote(
     method: MethodOption,
     seed: Annotated[int, typer.Option(help="the agent's seed")] = 0,
     batch: Annotated[
-        int, typer.Option(min=1, max=256, help="episodes played at once, each by its own copy of the agent")
-    ] = 32,
+        int, typer.Option(min=1, max=1024, help="episodes played at once, each by its own copy of the agent")
+    ] = 64,
 ) -> None:
     """Remote evaluation: play your agent, on this machine, in the server's env, which it never sees."""
     import httpx

@@ -293,7 +293,7 @@ def stale(session: Session) -> int:
 
 
 def play_remote(server: str, token: str, challenge: str, phase: str, make_agent: Callable[[], object], method: str,
-                batch: int = 32, retries: int = 10, wait: float = 20.0,
+                batch: int = 64, retries: int = 10, wait: float = 20.0,
                 progress: Callable[[int, int], None] = lambda finished, episodes: None) -> int:  # fmt: skip
     """The client's side: starts a remote evaluation of `batch` episodes at once and plays them, each slot with
     its own agent from `make_agent()` (the protocol's reset/act; a slot's episodes come one after another, as
