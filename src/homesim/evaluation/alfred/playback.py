@@ -37,8 +37,8 @@ def recorded_actions(record: EpisodeRecord, where: str) -> tuple[list[Action | N
     for i, (_, target) in enumerate(record.actions):
         if isinstance(target, str) and target.startswith(MASK_PREFIX):
             raise NotPlayable(
-                f"{where} aims its interactions by masks (step {i + 1}: {target[:40]!r}), which a video does not"
-                " play again (evaluate with --interaction oracle to render one)"
+                f"{where} aims its interactions by masks (step {i + 1}: {target[:40]!r}), which cannot be played"
+                " again in a video (evaluate with --interaction oracle to render one)"
             )
     actions = [None if name is None else Action(name, target) for name, target in record.actions]
     return actions, {int(i): str(why) for i, why in record.failures}
