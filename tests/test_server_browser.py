@@ -278,6 +278,9 @@ def test_remote_evaluation_scores_as_evaluate_and_survives_a_dropped_connection(
     assert httpx.post(f"{run}/act", json={"answers": answers}, headers=headers, timeout=60).json() == following
     bad = httpx.post(f"{run}/act", json={"answers": [{"slot": "x"}]}, headers=headers, timeout=60)
     assert bad.status_code == 400 and "answers[0]" in bad.json()["error"]
+    garbage = {"slot": 0, "step": 1, "action": "TURN_LEFT", "target": {"dtype": "nope", "shape": [1], "base64": ""}}
+    bad = httpx.post(f"{run}/act", json={"answers": [garbage]}, headers=headers, timeout=60)
+    assert bad.status_code == 400 and "answers[0].target: not an array" in bad.json()["error"]
     # a whole run with the random agent gives the figures `homesim evaluate` gives
     submission = play_remote(address, token, "nav", "test", lambda: load_agent("random", 0, "objectnav"),
                              "random remote", batch=batch)  # fmt: skip

@@ -201,24 +201,27 @@ class Run:
             self.done = True
             self._wake()
 
-    def answer(self, answers: object) -> int:
+    def answer(self, answers: object) -> None:
         """Takes the actions sent for steps still waiting (an answer to a step answered already, as a retried
-        request sends, is left); returns how many were taken."""
+        request sends, is left). A malformed answer refuses the whole request, and none of it is taken."""
         if not isinstance(answers, list):
             raise ChallengeError("send {answers: [{slot, step, action, target}, ...], wait}")
-        taken = 0
+        targets = []
+        for i, given in enumerate(answers):
+            if not (isinstance(given, dict) and isinstance(given.get("slot"), int) and isinstance(given.get("step"), int)
+                    and isinstance(given.get("action"), str | None)):  # fmt: skip
+                raise ChallengeError(f"answers[{i}]: expected {{slot, step, action: a name or command, target}}")
+            try:
+                targets.append(decode(given.get("target")))
+            except (TypeError, ValueError) as e:  # an array's dtype, shape or bytes that do not agree
+                raise ChallengeError(f"answers[{i}].target: not an array ({e})") from None
         with self.condition:
-            for i, given in enumerate(answers):
-                if not (isinstance(given, dict) and isinstance(given.get("slot"), int) and isinstance(given.get("step"), int)
-                        and isinstance(given.get("action"), str | None)):  # fmt: skip
-                    raise ChallengeError(f"answers[{i}]: expected {{slot, step, action: a name or command, target}}")
+            for given, target in zip(answers, targets):
                 waiting = self.pending.get(given["slot"])
                 if waiting is not None and waiting.step == given["step"] and given["slot"] not in self.answers:
-                    self.answers[given["slot"]] = AgentAction(given["action"], decode(given.get("target")))
-                    taken += 1
-            if taken and len(self.answers) == len(self.pending):
+                    self.answers[given["slot"]] = AgentAction(given["action"], target)
+            if self.pending and len(self.answers) == len(self.pending):
                 self.condition.notify_all()
-        return taken
 
 
 def _settle(future: asyncio.Future) -> None:
