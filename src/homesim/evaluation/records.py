@@ -17,10 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
 
+import numpy as np
 from pydantic import Field
 from typing_extensions import TypedDict  # (pydantic reads it on Python 3.11; typing's only from 3.12)
-
-import numpy as np
 
 from homesim.agents.replay import ActionFile
 from homesim.errors import DataError
