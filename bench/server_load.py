@@ -3,15 +3,20 @@ a leaderboard phase holding `--submissions` scored submissions from `--teams` te
 * the leaderboard page and its API: p50 / p95 latency over `--requests` requests;
 * submissions accepted per second with `--senders` threads posting at once (bounded by `--posts`);
 * scoring: seconds to score one submission against `homesim evaluate` of the same actions (the reference);
-* remote evaluation: ObjectNav steps per second of a remote agent (no pixels) against local evaluation.
+* remote evaluation: ObjectNav steps per second of a remote agent (no pixels), `--batch` episodes per
+  exchange, against local evaluation of the same `--nav-episodes` episodes;
+* the reference: a static file and the challenge list, timed in the same run as the leaderboard (the
+  machine may be shared: the load average is printed too).
 
-    python bench/server_load.py [--submissions 10000 --teams 100 --requests 200 --senders 8 --posts 200] [--db URL]
+    python bench/server_load.py [--submissions 10000 --teams 100 --requests 200 --senders 8 --posts 200]
+                                [--nav-episodes 256 --batch 256] [--db URL]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import socket
 import statistics
@@ -27,6 +32,7 @@ from sqlalchemy import insert, select
 
 from homesim.datasets.alfred.builtin import builtin_episodes
 from homesim.datasets.objectnav.builtin import builtin_objectnav
+from homesim.datasets.objectnav.generate import sample_episodes
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
 from homesim.evaluation.records import action_file_of, read_records
 from homesim.evaluation.suites import SUITES
@@ -71,6 +77,8 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--senders", type=int, default=8)
     parser.add_argument("--posts", type=int, default=200)
+    parser.add_argument("--nav-episodes", type=int, default=256, help="ObjectNav episodes of the remote figure")
+    parser.add_argument("--batch", type=int, default=256, help="remote episodes played at once")
     parser.add_argument("--db", help="a database URL (default: SQLite in a temporary folder)")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="homesim-bench-"))
@@ -84,7 +92,9 @@ def main() -> None:
     reference = evaluate(splits, scenes, EvaluationConfig(agent="random"), folder / "random")
     local_seconds = time.perf_counter() - begin
     actions = action_file_of(read_records(folder / "random" / "records.jsonl"), "alfred", "Stop").to_dict()
-    nav, nav_scenes = builtin_objectnav()
+    _, nav_scenes = builtin_objectnav()
+    (house,) = nav_scenes.values()
+    nav, _ = sample_episodes(house, args.nav_episodes, random.Random("bench/server_load"))
     begin = time.perf_counter()
     nav_local = evaluate(
         {"test": nav}, nav_scenes, EvaluationConfig(agent="__main__:Spinner", suite="objectnav"), folder / "nav"
@@ -138,6 +148,8 @@ def main() -> None:
                     time.sleep(0.1)
             timings = {}
             for name, path in (
+                ("static file", "/static/style.css"),
+                ("challenge list", "/"),
                 ("leaderboard page", "/c/load/test"),
                 ("leaderboard API", "/api/challenges/load/test/leaderboard"),
             ):
@@ -176,12 +188,13 @@ def main() -> None:
             thread.join(timeout=DEADLINE)
         posting = time.perf_counter() - begin
         begin = time.perf_counter()
-        remote_id = play_remote(address, token, "nav", "test", Spinner(), "remote")
+        remote_id = play_remote(address, token, "nav", "test", Spinner, "remote", batch=args.batch)
         remote_seconds = time.perf_counter() - begin
     finally:
         server.terminate()
         server.wait(timeout=30)
-    print(f"database: {engine.dialect.name}; {args.submissions:,} submissions from {args.teams} teams in the phase")
+    print(f"database: {engine.dialect.name}; {args.submissions:,} submissions from {args.teams} teams in the phase;"
+          f" load average {', '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores")  # fmt: skip
     print(f"{'what':<22}{'p50 ms':>10}{'p95 ms':>10}")
     for name, (p50, p95) in timings.items():
         print(f"{name:<22}{p50:>10.1f}{p95:>10.1f}")
@@ -190,7 +203,8 @@ def main() -> None:
     with made() as session:
         same = session.get(Submission, remote_id).summary["splits"] == nav_local["splits"]
     print(f"remote evaluation: {nav_steps / remote_seconds:,.0f} steps/s; local: {nav_steps / nav_local_seconds:,.0f} steps/s"
-          f" (ratio {nav_local_seconds / remote_seconds:.2f}; {nav_steps} ObjectNav steps, figures equal: {same})")  # fmt: skip
+          f" (ratio {nav_local_seconds / remote_seconds:.2f}; {nav_steps} ObjectNav steps of {len(nav)} episodes,"
+          f" {args.batch} at once; figures equal: {same})")  # fmt: skip
     print(f"scoring one submission: {score_seconds:.2f} s; `homesim evaluate` of the same episodes: {local_seconds:.2f} s"
           f" (ratio {score_seconds / local_seconds:.2f})")  # fmt: skip
 

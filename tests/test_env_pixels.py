@@ -47,6 +47,10 @@ def test_a_ground_truth_mask_aims_at_its_object_and_a_bad_mask_fails():
         (np.ones((300, 300), dtype=bool), "every pixel points at nothing"),
         (np.zeros((300, 300), dtype=np.uint8), "no pixel points at nothing"),
         ("Fridge|1", "boolean mask, got str"),
+        ([[89990, 20]], "run 0 [89990, 20] ends past pixel 90000 of a 300x300 frame (a mask of another size?)"),
+        ([[0, 5], ["a", 1]], "run 1 is ['a', 1], not [start, length] of whole numbers >= 0"),
+        ([[-3, 5]], "run 0 is [-3, 5], not [start, length]"),
+        ([], "a mask of no pixel points at nothing"),
     ],
 )
 def test_what_is_not_a_mask_is_a_failed_step_that_says_why(mask, why):
@@ -54,6 +58,16 @@ def test_what_is_not_a_mask_is_a_failed_step_that_says_why(mask, why):
     info = PIXEL_ENV.step({"action": "OpenObject", "target": mask})[-1]
     assert not info["last_action_success"] and why in info["last_action_message"]
     assert info["last_action"] is None  # nothing was resolved, nothing changed
+
+
+def test_alfreds_run_length_encoding_of_a_mask_aims_as_the_mask_does():
+    from homesim.render.masks import encode
+
+    PIXEL_ENV.reset(seed=0)
+    frame = PIXEL_ENV.frame
+    target = next(iter(frame.visible_ids()))
+    info = PIXEL_ENV.step({"action": "OpenObject", "target": encode(frame.mask(target))})[-1]
+    assert info["last_action_target"] == target
 
 
 def test_a_mask_of_zeros_and_ones_is_a_mask():

@@ -6,6 +6,7 @@ says holds an episode's hidden part."""
 from __future__ import annotations
 
 import json
+import random
 import threading
 from datetime import timedelta
 from pathlib import Path
@@ -341,3 +342,123 @@ def test_the_host_sets_phases_and_enters_baselines_from_the_command_line(tmp_pat
         assert phases["extra"].visibility == "hidden" and phases["extra"].reveal_at.year == 2030
         (row,) = leaderboard(session, phases["minival"], None)
         assert row.submission.baseline and row.figures["task_success"]["value"] == 1.0
+
+
+# --- ALFRED's mask form ------------------------------------------------------------------------------------
+
+
+def _mask_file(splits: dict, scenes: dict, out: Path) -> tuple[dict, Path]:
+    """The expert aiming by masks, evaluated; its actions written by `homesim challenge actions` (the mask form)."""
+    from typer.testing import CliRunner
+
+    from homesim.cli import app
+
+    summary = evaluate(splits, scenes, EvaluationConfig(agent="expert", interaction="mask"), out / "masked")
+    path = out / "masks.json"
+    result = CliRunner().invoke(app, ["challenge", "actions", str(out / "masked"), "--out", str(path)])
+    assert result.exit_code == 0 and "(the mask form)" in result.output, result.output
+    return summary, path
+
+
+def test_a_mask_form_file_scores_as_evaluate_with_the_same_masks(db_url, tmp_path):
+    splits, scenes = _suite_episodes("alfred")
+    made = _made(db_url)
+    _challenge(made, "alfred", splits, scenes)
+    original, path = _mask_file(splits, scenes, tmp_path)
+    data = json.loads(path.read_text())
+    aimed = [a for e in data["episodes"] for a in e["actions"] if isinstance(a, list) and a[1] is not None]
+    assert data["interaction"] == "mask" and aimed and all(isinstance(a[1][0][0], int) for a in aimed)  # runs
+    replayed = evaluate(splits, scenes, EvaluationConfig(agent=str(path), interaction="mask"), tmp_path / "again")
+    with made.begin() as session:
+        submitted = submit(session, session.scalar(select(Phase)), session.scalar(select(Team)), data, "masks").id
+    assert work_once(made, "w") == submitted
+    with made() as session:
+        scored = session.get(Submission, submitted)
+        assert scored.status == "finished" and scored.reason == ""
+        assert scored.summary["splits"] == replayed["splits"] == original["splits"]
+        assert scored.summary["config"]["interaction"] == "mask"
+
+
+def test_bad_masks_fail_their_own_steps_and_the_team_is_told_which(tmp_path):
+    splits, scenes = _suite_episodes("alfred")
+    made = _made(f"sqlite:///{tmp_path / 'masks.db'}")
+    _challenge(made, "alfred", splits, scenes)
+    _, path = _mask_file(splits, scenes, tmp_path)
+    data = json.loads(path.read_text())
+    bad = {0: [[89990, 20]], 1: [[0, 5], ["a", 1]], 2: []}  # another size's mask, not runs, no pixel
+    for index, runs in bad.items():
+        actions = data["episodes"][index]["actions"]
+        first = next(i for i, a in enumerate(actions) if isinstance(a, list) and a[1] is not None)
+        actions[first] = [actions[first][0], runs]
+    path.write_text(json.dumps(data))
+    local = evaluate(splits, scenes, EvaluationConfig(agent=str(path), interaction="mask"), tmp_path / "bad")
+    token = _team_token(made)
+    client = TestClient(create_app(made))
+    client.cookies.set("homesim_token", token)
+    form = client.post("/c/alfred-t/test/submit", data={"method": "bad masks"}, files={"file": ("m.json", path.read_bytes())},
+                       follow_redirects=False)  # fmt: skip
+    assert form.status_code == 303, form.text
+    assert work_once(made, "w") is not None
+    with made() as session:
+        scored = session.scalars(select(Submission)).one()
+        assert scored.status == "finished" and scored.summary["splits"] == local["splits"]
+    ids = [e["episode_id"] for e in data["episodes"]]
+    assert scored.reason.startswith("3 mask(s) could not be read (each a failed step): ")
+    for episode_id, why in zip(ids, ("ends past pixel 90000 of a 300x300 frame (a mask of another size?)",
+                                     "run 1 is ['a', 1], not [start, length]", "a mask of no pixel points at nothing")):  # fmt: skip
+        assert episode_id in scored.reason and why in scored.reason
+    assert "Traceback" not in client.get(f"/s/{scored.id}").text
+    shown = client.get(f"/api/submissions/{scored.id}").json()["reason"]
+    assert shown == scored.reason
+
+
+def test_a_mask_form_file_is_refused_where_the_suite_has_no_masks(served):
+    client, made, actions, _, _ = served
+    data = dict(json.loads(actions.read_text()), interaction="mask")
+    auth = {"Authorization": f"Bearer {_team_token(made)}"}
+    url = "/api/challenges/handmethat-t/test/submissions"
+    answer = client.post(url, json={"method": "m", "actions": data}, headers=auth)
+    assert answer.status_code == 400 and "aims by mask; handmethat by oracle" in answer.json()["error"]
+    answer = client.post(url, json={"method": "m", "actions": dict(data, interaction="pixels")}, headers=auth)
+    assert answer.status_code == 400 and "interaction: 'pixels': oracle or mask" in answer.json()["error"]
+
+
+def test_the_leaderboard_picks_each_teams_best_row_by_one_index_seek_per_team(db_url, tmp_path):
+    from sqlalchemy import event, insert
+
+    splits, scenes = _suite_episodes("objectnav")
+    made = _made(db_url)
+    _challenge(made, "objectnav", splits, scenes)
+    rng, rows = random.Random(0), []
+    with made.begin() as session:
+        phase = session.scalar(select(Phase))
+        teams = [Team(name=f"t{i}", token_hash=f"h{i}") for i in range(7)]
+        session.add_all(teams)
+        session.flush()
+        for i in range(300):
+            score = None if i % 17 == 0 else round(rng.random(), 1)  # ties and unscored rows
+            rows.append(dict(phase_id=phase.id, team_id=rng.choice(teams).id, method=f"m{i}", paper_url="", actions={},
+                             status="finished" if i % 13 else "failed", reason="", created=now(), worker="",
+                             attempts=1, figures={"spl": {"value": score, "ci95": None}}, score=score, chosen=False,
+                             hidden=i % 11 == 0, baseline=i % 50 == 0))  # fmt: skip
+        session.execute(insert(Submission), rows)
+    for i, row in enumerate(rows):
+        row["id"] = i + 1
+    shown = [r for r in rows if r["status"] == "finished" and not r["hidden"]]
+    best = {}
+    for r in sorted((r for r in shown if not r["baseline"]), key=lambda r: (r["score"] is None, -(r["score"] or 0), r["id"])):
+        best.setdefault(r["team_id"], r["id"])
+    statements = []
+    engine = made.kw["bind"]
+    listen = lambda conn, cursor, statement, *rest: statements.append((statement, rest[0]))  # noqa: E731
+    event.listen(engine, "before_cursor_execute", listen)
+    with made() as session:
+        board = leaderboard(session, session.scalar(select(Phase)), None)
+    event.remove(engine, "before_cursor_execute", listen)
+    assert sorted(r.submission.id for r in board) == sorted([*best.values(), *(r["id"] for r in shown if r["baseline"])])
+    if engine.dialect.name == "sqlite":  # the best rows are read from the index alone, in its order
+        (statement, parameters), = [(s, p) for s, p in statements if "row_number" in s or "LIMIT" in s]
+        with engine.connect() as connection:
+            plan = " / ".join(row[3] for row in connection.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters))
+        assert "COVERING INDEX leaderboard (phase_id=? AND status=? AND hidden=? AND baseline=? AND team_id=?)" in plan
+        assert "TEMP B-TREE" not in plan and "SCAN submissions" not in plan

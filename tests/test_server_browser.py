@@ -251,7 +251,8 @@ def remote_server(tmp_path):
             process.kill()
 
 
-def test_remote_evaluation_scores_as_evaluate_and_survives_a_dropped_connection(remote_server, tmp_path):
+@pytest.mark.parametrize("batch", [1, 3, 8])
+def test_remote_evaluation_scores_as_evaluate_and_survives_a_dropped_connection(remote_server, tmp_path, batch):
     import httpx
 
     from homesim.evaluation.suites import load_agent
@@ -260,20 +261,29 @@ def test_remote_evaluation_scores_as_evaluate_and_survives_a_dropped_connection(
     address, token, made, splits, scenes = remote_server
     local = evaluate(splits, scenes, EvaluationConfig(agent="random", suite="objectnav"), tmp_path / "local")
     headers = {"Authorization": f"Bearer {token}"}
-    # a client that takes a step, drops, and comes back: it is given the same step again
-    started = httpx.post(f"{address}/api/challenges/nav/test/remote", json={"method": "dropped"}, headers=headers).json()
-    first = httpx.get(f"{address}/api/remote/{started['run']}/next", headers=headers, timeout=60).json()
-    again = httpx.get(f"{address}/api/remote/{started['run']}/next", headers=headers, timeout=60).json()
-    seen = set(first["observation"])  # what an ObjectNav agent sees, and nothing of the goals
-    assert first == again and first["step"] == 1
-    assert seen == {"objectgoal", "gps", "compass", "last_action_success", "last_action_message"}
-    assert set(first["task"]) == {"episode_id", "goal", "instructions", "annotation"}  # no expert actions
-    twice = {"step": 1, "action": "TURN_LEFT", "target": None}
-    assert httpx.post(f"{address}/api/remote/{started['run']}/act", json=twice, headers=headers).status_code == 200
-    refused = httpx.post(f"{address}/api/remote/{started['run']}/act", json=twice, headers=headers)
-    assert refused.status_code == 409 and "answered already" in refused.json()["error"]
+    # a client that takes a batch of steps, drops, and comes back: it is given the same steps again
+    body = {"method": "dropped", "batch": batch}
+    started = httpx.post(f"{address}/api/challenges/nav/test/remote", json=body, headers=headers).json()
+    run = f"{address}/api/remote/{started['run']}"
+    first = httpx.get(f"{run}/next", headers=headers, timeout=60).json()
+    again = httpx.get(f"{run}/next", headers=headers, timeout=60).json()
+    assert first == again and [s["slot"] for s in first["steps"]] == list(range(min(batch, 4)))
+    for step in first["steps"]:  # what an ObjectNav agent sees, and nothing of the goals
+        assert set(step["observation"]) == {"objectgoal", "gps", "compass", "last_action_success", "last_action_message"}
+        assert set(step["task"]) == {"episode_id", "goal", "instructions", "annotation"}  # no expert actions
+    answers = [{"slot": s["slot"], "step": s["step"], "action": "TURN_LEFT", "target": None} for s in first["steps"]]
+    following = httpx.post(f"{run}/act", json={"answers": answers}, headers=headers, timeout=60).json()
+    assert [s["step"] for s in following["steps"]] == [s["step"] + len(answers) for s in first["steps"]]
+    # the same answers again (a retried request whose first try had arrived) are left, and the next steps come
+    assert httpx.post(f"{run}/act", json={"answers": answers}, headers=headers, timeout=60).json() == following
+    bad = httpx.post(f"{run}/act", json={"answers": [{"slot": "x"}]}, headers=headers, timeout=60)
+    assert bad.status_code == 400 and "answers[0]" in bad.json()["error"]
+    garbage = {"slot": 0, "step": 1, "action": "TURN_LEFT", "target": {"dtype": "nope", "shape": [1], "base64": ""}}
+    bad = httpx.post(f"{run}/act", json={"answers": [garbage]}, headers=headers, timeout=60)
+    assert bad.status_code == 400 and "answers[0].target: not an array" in bad.json()["error"]
     # a whole run with the random agent gives the figures `homesim evaluate` gives
-    submission = play_remote(address, token, "nav", "test", load_agent("random", 0, "objectnav"), "random remote")
+    submission = play_remote(address, token, "nav", "test", lambda: load_agent("random", 0, "objectnav"),
+                             "random remote", batch=batch)  # fmt: skip
     with made() as session:
         row = session.get(Submission, submission)
         assert row.status == "finished" and row.reason == ""
@@ -285,8 +295,10 @@ def test_a_silent_remote_agent_ends_its_run_with_the_reason(remote_server):
 
     address, token, made, _, _ = remote_server
     headers = {"Authorization": f"Bearer {token}"}
-    started = httpx.post(f"{address}/api/challenges/nav/test/remote", json={"method": "silent"}, headers=headers).json()
-    assert httpx.get(f"{address}/api/remote/{started['run']}/next", headers=headers, timeout=60).json()["step"] == 1
+    body = {"method": "silent", "batch": 2}
+    started = httpx.post(f"{address}/api/challenges/nav/test/remote", json=body, headers=headers).json()
+    steps = httpx.get(f"{address}/api/remote/{started['run']}/next", headers=headers, timeout=60).json()["steps"]
+    assert [s["step"] for s in steps] == [1, 2]
 
     def ended():
         with made() as session:

@@ -24,7 +24,7 @@ from homesim.world.actions import Action
 @dataclass(frozen=True)
 class AgentAction:
     action: str
-    target: str | np.ndarray | None = None  # object id (oracle mode) or HxW boolean mask (mask mode)
+    target: str | np.ndarray | list | None = None  # object id (oracle mode); HxW mask or ALFRED's runs (mask mode)
 
 
 @dataclass(frozen=True)

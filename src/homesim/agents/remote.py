@@ -2,14 +2,19 @@
 server's remote evaluation, over HTTP) and waits for the action it sends back. The suite's own runner drives
 it, so a remote episode is played, limited and recorded exactly as a local one.
 
+Many episodes are played at once, each by its own runner in a greenlet (`greenlet`: a switch costs about a
+microsecond, a thread's hand-over tens), under one hub that owns them: `act` switches to the hub with its
+observation and is resumed with the action. The hub gathers every live episode's observation and sends them
+out in one exchange, so an exchange's cost is shared by the batch.
+
 Runs are found by name (`remote:<id>`, the agent spec the evaluation is given) in this process's `RUNS`.
 """
 
 from __future__ import annotations
 
-import queue
-import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+
+import greenlet
 
 from homesim.agents.protocol import AgentAction, TaskSpec
 
@@ -18,17 +23,20 @@ PREFIX = "remote:"
 
 @dataclass
 class Exchange:
-    """What the two sides pass: observations out (numbered steps), actions in (checked against the step
-    they answer by the server before they are queued)."""
+    """What a run's agents share: the suite's STOP, and why the far side counts as gone (then every `act`
+    answers STOP at once, so that the remaining episodes end)."""
 
-    patience: float  # seconds `act` waits for an action before the far side counts as gone
-    stop: str  # the suite's STOP: what a gone agent answers, so that its remaining episodes end at once
-    outbox: queue.Queue = field(default_factory=lambda: queue.Queue(maxsize=1))
-    inbox: queue.Queue = field(default_factory=lambda: queue.Queue(maxsize=1))
-    step: int = 0  # the number of the observation waiting for its action
-    task: TaskSpec | None = None
-    gone: str = ""  # why the far side counts as gone (it sent nothing in time)
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    stop: str
+    gone: str = ""
+
+
+@dataclass(frozen=True)
+class Ask:
+    """What an agent's `act` hands the hub: the task when the episode is new (as an agent is told it: no
+    expert actions), and the observation."""
+
+    task: TaskSpec | None
+    observation: dict
 
 
 RUNS: dict[str, Exchange] = {}
@@ -37,26 +45,19 @@ RUNS: dict[str, Exchange] = {}
 class RemoteAgent:
     def __init__(self, exchange: Exchange) -> None:
         self.exchange = exchange
-        self.new_episode = False
+        self.task: TaskSpec | None = None
 
     def reset(self, task: TaskSpec) -> None:
-        self.exchange.task = TaskSpec(task.episode_id, task.goal, task.instructions, annotation=task.annotation)
-        self.new_episode = True  # no expert actions cross over
+        self.task = TaskSpec(task.episode_id, task.goal, task.instructions, annotation=task.annotation)
 
     def act(self, observation: dict) -> AgentAction:
-        exchange = self.exchange
-        if exchange.gone:
-            return AgentAction(exchange.stop)
-        with exchange.lock:
-            exchange.step += 1
-            step = exchange.step
-        exchange.outbox.put((step, exchange.task if self.new_episode else None, observation))
-        self.new_episode = False
-        try:
-            return exchange.inbox.get(timeout=exchange.patience)
-        except queue.Empty:
-            exchange.gone = f"no action came within {exchange.patience:.0f} s (step {step})"
-            return AgentAction(exchange.stop)
+        if self.exchange.gone:
+            return AgentAction(self.exchange.stop)
+        hub = greenlet.getcurrent().parent
+        if hub is None:
+            raise RuntimeError("a remote agent acts only in an episode its hub plays (server.remote)")
+        task, self.task = self.task, None
+        return hub.switch(Ask(task, observation))
 
 
 def remote_agent(spec: str) -> RemoteAgent:

@@ -9,6 +9,12 @@ evaluation's records.
 An action is `[name, target]` (ALFRED: target an object id or null), a name (ObjectNav), or a command
 (ALFRED's text game, HandMeThat). An episode's list ends with the suite's STOP where the agent stopped; past
 its end the agent stops. An episode the file does not hold is played as an immediate STOP (a failure).
+
+The mask form (`"interaction": "mask"`, ALFRED) aims each interaction with a mask of the frame the agent saw,
+in ALFRED's run-length encoding (`[name, [[start, length], ...]]`: the runs of a 300x300 mask flattened row by
+row, as ALFRED's `compress_mask` writes them); it is played with `--interaction mask`, where the env resolves
+each mask to an object from its own instance segmentation, as ALFRED's `va_interact` does. A mask that
+cannot be read (not runs, runs past the frame's end, no pixel) is that step's failure, with the reason.
 """
 
 from __future__ import annotations
@@ -23,30 +29,37 @@ from homesim.errors import DataError
 
 FORMAT, VERSION = "homesim-actions", 1
 MAX_ACTIONS = 100_000  # per episode: more than any protocol's step limit allows
+INTERACTIONS = ("oracle", "mask")  # how the file's interactions are aimed: object ids, or masks (ALFRED's runs)
 
 
 @dataclass(frozen=True)
 class ActionFile:
     suite: str
     episodes: Mapping[tuple[str, int], tuple]  # (episode id, annotation) -> actions
+    interaction: str = "oracle"  # "mask": interaction targets are ALFRED's runs, played with --interaction mask
 
     def to_dict(self) -> dict:
         episodes = [
             {"episode_id": episode_id, "annotation": annotation, "actions": [list(a) if isinstance(a, tuple) else a for a in actions]}
             for (episode_id, annotation), actions in self.episodes.items()
         ]
-        return {"format": FORMAT, "version": VERSION, "suite": self.suite, "episodes": episodes}
+        masks = {"interaction": self.interaction} if self.interaction != "oracle" else {}
+        return {"format": FORMAT, "version": VERSION, "suite": self.suite, **masks, "episodes": episodes}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict())
 
 
-def _action(value: object, where: str) -> object:
+def _action(value: object, where: str, masks: bool) -> object:
+    """An action as the file holds it; in the mask form a target may be a list (ALFRED's runs: read as the
+    step is played, so that a bad mask fails its own step and says why)."""
     if isinstance(value, str):
         return value
-    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, str | None) for v in value):
+    targets = str | list | None if masks else str | None
+    if isinstance(value, list) and len(value) == 2 and isinstance(value[0], str | None) and isinstance(value[1], targets):
         return (value[0], value[1])  # a name of None: the agent gave no action (a failed step, as recorded)
-    raise DataError(where, "actions", f"{str(value)[:60]!r} is neither a name nor [name, target]")
+    target = "an object id or ALFRED's runs [[start, length], ...]" if masks else "an object id"
+    raise DataError(where, "actions", f"{str(value)[:60]!r} is neither a name nor [name, target] ({target} or null)")
 
 
 def parse_action_file(data: object, where: str) -> ActionFile:
@@ -59,6 +72,9 @@ def parse_action_file(data: object, where: str) -> ActionFile:
         raise DataError(where, "suite", "missing or not a name")
     if not isinstance(data.get("episodes"), list):
         raise DataError(where, "episodes", "missing or not a list")
+    interaction = data.get("interaction", "oracle")
+    if interaction not in INTERACTIONS:
+        raise DataError(where, "interaction", f"{str(interaction)[:40]!r}: {' or '.join(INTERACTIONS)}")
     episodes: dict[tuple[str, int], tuple] = {}
     for i, entry in enumerate(data["episodes"]):
         at = f"{where}: episodes[{i}]"
@@ -73,8 +89,8 @@ def parse_action_file(data: object, where: str) -> ActionFile:
         key = (entry["episode_id"], annotation)
         if key in episodes:
             raise DataError(at, "episode_id", f"{key[0]!r} (annotation {annotation}) appears twice")
-        episodes[key] = tuple(_action(a, at) for a in actions)
-    return ActionFile(data["suite"], episodes)
+        episodes[key] = tuple(_action(a, at, interaction == "mask") for a in actions)
+    return ActionFile(data["suite"], episodes, interaction)
 
 
 def read_action_file(path: str | Path) -> ActionFile:
@@ -90,10 +106,12 @@ def is_action_file_spec(spec: str) -> bool:
 
 
 class ActionsAgent:
-    """Plays an action file: each episode's actions in order, then `stop`."""
+    """Plays an action file: each episode's actions in order, then `stop`. `interaction` says how it aims (an
+    evaluation gives a mask form's agent masks to aim with, as it does a checkpoint trained on them)."""
 
     def __init__(self, actions: ActionFile, stop: str) -> None:
         self.actions, self.stop = actions, stop
+        self.interaction = None if actions.interaction == "oracle" else actions.interaction
         self.queue: Sequence = ()
         self.step = 0
 

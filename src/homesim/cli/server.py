@@ -218,16 +218,20 @@ def actions(
     run: Annotated[Path, typer.Argument(exists=True, help="an evaluation's folder (records.jsonl, run.json)")],
     out: Annotated[Path, typer.Option(help="the action file to write")],
 ) -> None:
-    """What an evaluation's agent did in each episode, as an action file (a challenge's results file)."""
+    """What an evaluation's agent did in each episode, as an action file (a challenge's results file); a run
+    evaluated with --interaction mask gives the mask form (each interaction's mask, as ALFRED's runs)."""
     from homesim.evaluation.evaluate import read_run
     from homesim.evaluation.records import action_file_of, read_records
     from homesim.evaluation.suites import suite_named
 
     folder = run if run.is_dir() else run.parent
-    suite = suite_named(read_run(folder).suite)
-    action_file = action_file_of(read_records(folder / "records.jsonl"), suite.name, suite.stop_action)
+    config = read_run(folder)
+    suite = suite_named(config.suite)
+    records = read_records(folder / "records.jsonl")
+    action_file = action_file_of(records, suite.name, suite.stop_action, config.interaction)
     out.write_text(action_file.to_json())
-    console.print(f"the actions of {len(action_file.episodes)} episodes written to {out}")
+    form = " (the mask form)" if action_file.interaction == "mask" else ""
+    console.print(f"the actions of {len(action_file.episodes)} episodes written to {out}{form}")
 
 
 def _score_forever(sessions, stop: threading.Event, poll: float, lease: float | None = None) -> None:
@@ -312,6 +316,9 @@ def run_remote(
     agent: Annotated[str, typer.Option(help="your agent: module.path:ClassName, a checkpoint, or a built-in name")],
     method: MethodOption,
     seed: Annotated[int, typer.Option(help="the agent's seed")] = 0,
+    batch: Annotated[
+        int, typer.Option(min=1, max=1024, help="episodes played at once, each by its own copy of the agent")
+    ] = 64,
 ) -> None:
     """Remote evaluation: play your agent, on this machine, in the server's env, which it never sees."""
     import httpx
@@ -325,10 +332,15 @@ def run_remote(
         raise ValueError(f"{server}: {e}") from None
     if challenge not in challenges:
         raise ValueError(f"{server} hosts no challenge {challenge!r}; it has {', '.join(challenges) or 'none'}")
-    played = load_agent(agent, seed, challenges[challenge]["suite"])
+    suite = challenges[challenge]["suite"]
+    load_agent(agent, seed, suite)  # a wrong agent is said before the run starts
+
+    def said(finished: int, episodes: int) -> None:
+        status.update(f"playing remotely: {finished} of {episodes} episodes done")
+
     with console.status("playing remotely") as status:
-        submission = play_remote(server, token, challenge, phase, played, method,
-                                 progress=lambda step: status.update(f"playing remotely: step {step}"))  # fmt: skip
+        submission = play_remote(server, token, challenge, phase, lambda: load_agent(agent, seed, suite), method,
+                                 batch=batch, progress=said)  # fmt: skip
     console.print(f"done: submission {submission}, {server.rstrip('/')}/s/{submission}", highlight=False)
 
 

@@ -122,13 +122,16 @@ def evaluate(
     workers: int | Workers = 1,
     progress: Callable[[Iterable, int], Iterable] = lambda items, total: items,
     overwrite: bool = False,
+    together: Callable[[Callable[[], SuiteRunner], Sequence[WorkItem]], Iterable[EpisodeRecord]] | None = None,
 ) -> dict:
     """Runs every work item, writes `run.json` (the config, the data's digests), `records.jsonl` and
     `summary.json` to `out`, and returns the summary. The folder is made as `out.partial` and renamed when
     complete (`homesim.evaluation.run_folder`): an interrupted run is continued by the same call, a
     finished one replaced only with `overwrite`. `workers`: a number of local processes, or `Workers`
     (local or Ray); a work item whose worker failed on every try gets a record saying so (end reason
-    "worker_failed")."""
+    "worker_failed"). `together(make_runner, items)`, if given, plays the items in this process instead, as many
+    at once as it likes with runners it makes, yielding each record as its episode ends (a remote evaluation's
+    batches: `server.remote`)."""
     workers = workers if isinstance(workers, Workers) else Workers(workers)
     suite = suite_named(config.suite)
     items = suite.work_items(splits, config)
@@ -146,7 +149,10 @@ def evaluate(
                 sink.write(played[-1][1])
             sink.flush()
 
-        if items and workers.count <= 1 and workers.backend == "local":
+        if items and together is not None:
+            for record in together(lambda: suite.runner(splits, scenes, config), items):
+                keep([record])
+        elif items and workers.count <= 1 and workers.backend == "local":
             evaluator = suite.runner(splits, scenes, config)
             for item in progress(items, len(items)):
                 keep([evaluator.run(item)])

@@ -17,12 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
 
+import numpy as np
 from pydantic import Field
 from typing_extensions import TypedDict  # (pydantic reads it on Python 3.11; typing's only from 3.12)
 
 from homesim.agents.replay import ActionFile
 from homesim.errors import DataError
 from homesim.files import parse_json, regular_file, validated
+from homesim.render.masks import ALFRED_SHAPE, encode, read_runs
 
 Count = Annotated[int, Field(ge=0, le=10**9)]  # what a record counts (read back, checked: never negative)
 Pair = Annotated[list, Field(min_length=2, max_length=2)]  # a step's [action, target] or a failure's [step, why]
@@ -34,7 +36,7 @@ class SubgoalResult(TypedDict):
     success: bool
 
 
-MASK_PREFIX = "mask:"  # a mask target as a record writes it: "mask:<pixels>" (only its size is kept)
+MASK_PREFIX = "mask:"  # a mask target as a record writes it: "mask:<pixels>:<ALFRED's runs>" (`written_mask`)
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,7 @@ class EpisodeRecord:
     annotation: Count  # which human annotation (ALFRED's repeat_idx) the agent was given
     split: str
     task_type: str
-    actions: list[Pair]  # [action name, target or None] per step; a mask target is written as "mask:<pixels>";
+    actions: list[Pair]  # [action name, target or None] per step; a mask target as `written_mask` writes it;
     # in the text game, [command, None] per command
     action_success: list[bool]
     failures: list[Pair]  # [step index, why] for each failed step
@@ -157,12 +159,51 @@ def find_recorded_episode(
     raise NotPlayable(f"episode {record.episode_id} (split {record.split}) is not in {source}")
 
 
-def action_file_of(records: Sequence[EpisodeRecord], suite: str, stop: str) -> ActionFile:
+def written_mask(target: object) -> str:
+    """A mask target as a record keeps it: "mask:<pixels>:<runs>" with ALFRED's runs as JSON, for a mask of
+    ALFRED's frame (an array of booleans or 0/1, or its runs) so that it can be played again; "mask:<pixels>"
+    for another array (its size only); "mask:unreadable" for runs that are not runs of such a mask."""
+    if isinstance(target, list):
+        mask, problem = read_runs(target)
+        if problem is not None:
+            return f"{MASK_PREFIX}unreadable"
+    else:
+        mask = np.asarray(target)
+        if mask.shape != ALFRED_SHAPE or not (mask.dtype == bool or np.isin(mask, (0, 1)).all()):
+            return f"{MASK_PREFIX}{int(np.count_nonzero(mask))}"
+    runs = encode(mask)
+    return f"{MASK_PREFIX}{sum(length for _, length in runs)}:{json.dumps(runs, separators=(',', ':'))}"
+
+
+def runs_of(written: str) -> list[list[int]] | None:
+    """The runs a record's mask target keeps, or None where it keeps none."""
+    _, _, runs = written.removeprefix(MASK_PREFIX).partition(":")
+    return json.loads(runs) if runs else None
+
+
+def action_file_of(records: Sequence[EpisodeRecord], suite: str, stop: str, interaction: str = "oracle") -> ActionFile:
     """What the records' agent did, as an action file that plays it again (`stop` after a record that stopped);
-    sub-goal records (which begin after the expert's prefix) cannot be."""
+    sub-goal records (which begin after the expert's prefix) cannot be. A run aimed by masks (`interaction`
+    "mask") gives the mask form: each mask as ALFRED's runs, as the record keeps it."""
     episodes = {}
     for r in records:
         if r.subgoal is not None:
             raise ValueError(f"{r.episode_id}: a sub-goal evaluation's record, not a whole episode's")
-        episodes[r.episode_id, r.annotation] = tuple(tuple(a) for a in r.actions) + ((stop,) if r.stopped else ())
-    return ActionFile(suite, episodes)
+        actions = tuple(tuple(a) for a in r.actions)
+        if interaction == "mask":
+            actions = tuple(_with_runs(a, r, i) for i, a in enumerate(actions))
+        episodes[r.episode_id, r.annotation] = actions + ((stop,) if r.stopped else ())
+    return ActionFile(suite, episodes, interaction)
+
+
+def _with_runs(action: tuple, record: EpisodeRecord, step: int) -> tuple:
+    name, target = action
+    if not (isinstance(target, str) and target.startswith(MASK_PREFIX)):
+        return action
+    runs = runs_of(target)
+    if runs is None:
+        raise ValueError(
+            f"{record.episode_id} step {step + 1}: the record keeps only {target!r}, not the mask (a record written"
+            " before records kept masks, or a mask not of a 300x300 frame): no action file can hold it"
+        )
+    return (name, runs)

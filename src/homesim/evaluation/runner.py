@@ -17,7 +17,7 @@ import numpy as np
 from homesim.agents.protocol import Agent, AgentAction, TaskSpec, filter_observation, filter_task
 from homesim.datasets.alfred.episode import AlfredEpisode
 from homesim.envs.alfred.embodied import AlfredEnv
-from homesim.evaluation.records import MASK_PREFIX, EpisodeRecord
+from homesim.evaluation.records import EpisodeRecord, written_mask
 
 AGENT_ERROR = "agent_error"  # the end reason of an episode the agent's exception ended
 
@@ -82,9 +82,10 @@ def agent_measures(agent: Agent) -> dict:
 
 
 def _written(target: object) -> object:
-    """A target as a record holds it: an object id, or a mask as "mask:<pixels>"."""
-    if isinstance(target, np.ndarray):
-        return f"{MASK_PREFIX}{int(np.count_nonzero(target))}"
+    """A target as a record holds it: an object id, or a mask (an array, or ALFRED's runs) as `written_mask`
+    writes it."""
+    if isinstance(target, np.ndarray | list):
+        return written_mask(target)
     return target if target is None or isinstance(target, str | int | float) else repr(target)
 
 

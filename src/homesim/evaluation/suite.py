@@ -12,6 +12,7 @@ declared in `pyproject.toml`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
@@ -198,6 +199,13 @@ def _nothing_to_check(record: EpisodeRecord, config: Any, splits: Mapping | None
     return []
 
 
+
+@functools.cache
+def agent_entry_points() -> tuple:
+    """The `homesim.agents` entry points, read once: reading them scans every installed package (tens of ms),
+    and a remote evaluation makes an agent per episode played at once."""
+    return tuple(entry_points(group=AGENTS))
+
 @dataclass(frozen=True)
 class Suite:
     """A benchmark: how its episodes are read, played, scored, shown and hidden. Evaluation settings that
@@ -243,10 +251,10 @@ class Suite:
         points (made from the config: its seed and `agent_options`), a checkpoint (`*.pt`) or `module:Class`."""
         if config.agent in self.agents:
             return self.agents[config.agent](seed=config.seed)
-        found = entry_points(group=AGENTS, name=config.agent)
+        found = [e for e in agent_entry_points() if e.name == config.agent]
         if found:
-            return next(iter(found)).load()(config, self)
-        named = dict(self.agents) | {e.name: None for e in entry_points(group=AGENTS)}
+            return found[0].load()(config, self)
+        named = dict(self.agents) | {e.name: None for e in agent_entry_points()}
         return make_agent(config.agent, config.seed, named, self.name, self.stop_action)
     episode_id: Callable[[Any], str] = lambda episode: episode.id  # an episode's id (the viewer, the server)
     # the viewer (homesim view): (episode, scenes, its record or None for its demonstration, the run's options)

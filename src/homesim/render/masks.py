@@ -43,6 +43,23 @@ def decode(runs: list[list[int]], shape: tuple[int, int] = ALFRED_SHAPE) -> np.n
     return (np.cumsum(flat[:-1]) > 0).reshape(shape)
 
 
+def read_runs(runs: object, shape: tuple[int, int] = ALFRED_SHAPE) -> tuple[np.ndarray | None, str | None]:
+    """ALFRED's runs as a boolean mask of `shape`, or None and why they are not runs of such a mask (a run past
+    the frame's last pixel is the mark of a mask of another size)."""
+    pixels = shape[0] * shape[1]
+    if not isinstance(runs, list) or len(runs) > pixels:
+        return None, f"bad run-length mask: expected ALFRED's runs [[start, length], ...], got {str(runs)[:40]}"
+    for i, run in enumerate(runs):
+        if not (isinstance(run, list) and len(run) == 2 and all(type(v) is int for v in run)) or min(run) < 0:
+            return None, f"bad run-length mask: run {i} is {str(run)[:40]}, not [start, length] of whole numbers >= 0"
+        if run[0] + run[1] > pixels:
+            return None, (
+                f"bad run-length mask: run {i} {run} ends past pixel {pixels} of a {shape[0]}x{shape[1]} frame"
+                " (a mask of another size?)"
+            )
+    return decode(runs, shape), None
+
+
 def interactable(catalog: Catalog, cls: str) -> bool:
     """ALFRED's `prune_by_any_interaction`: something some action can use."""
     c = catalog[cls]

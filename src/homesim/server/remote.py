@@ -4,29 +4,38 @@ only what that evaluation shows an agent: observations (pixels, GPS+Compass, tex
 the task as an agent is told it (no expert actions); never the scene, the goal's objects or the reward. The
 result is stored like a scored submission's.
 
-The exchange is resumable: an observation stays pending until its action comes, so a client that lost a
-connection asks again and gets the same step; an episode finished is in the run's records whatever happens
-to the connection. A client silent for longer than the run's patience ends the run: its remaining episodes
-end at once and count as failures, and the submission says so.
+A run plays a batch of episodes at once (the client says how many): each exchange carries an observation
+of every live episode out and an action for each back, so that one HTTP round trip serves many steps. The
+records are those one episode after another gives (the evaluation sorts them), so the figures are too.
+
+The exchange is resumable: a step stays pending until its action comes, so a client that lost a connection
+asks again and gets the same steps (and an answer sent twice is taken once); an episode finished is in the
+run's records whatever happens to the connection. A client silent for longer than the run's patience ends
+the run: its remaining episodes end at once and count as failures, and the submission says so.
 """
 
 from __future__ import annotations
 
-import base64
-import queue
+import asyncio
 import secrets
+import socket
 import tempfile
 import threading
-from dataclasses import dataclass
+from binascii import a2b_base64, b2a_base64
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import greenlet
 import numpy as np
 from sqlalchemy import update
 from sqlalchemy.orm import Session, sessionmaker
 
-from homesim.agents.protocol import AgentAction
-from homesim.agents.remote import PREFIX, RUNS, Exchange
+from homesim.agents.protocol import AgentAction, TaskSpec
+from homesim.agents.remote import PREFIX, RUNS, Ask, Exchange
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
+from homesim.evaluation.records import EpisodeRecord
 from homesim.evaluation.suites import suite_named
 from homesim.server.challenges import ChallengeError, challenge_episodes, token_hash
 from homesim.server.models import Phase, Submission, Team
@@ -35,27 +44,53 @@ from homesim.server.submissions import Scored, finish, submit
 PATIENCE = 300.0  # seconds a run waits for an action before its agent counts as gone
 
 
+PLAIN = frozenset((str, int, float, bool, type(None)))  # JSON as they are
+
+
 def encode(value: object) -> object:
-    """An observation as JSON: arrays as {"dtype", "shape", "base64"}."""
-    if isinstance(value, np.ndarray):
-        return {"dtype": str(value.dtype), "shape": list(value.shape), "base64": base64.b64encode(value.tobytes()).decode()}
+    """An observation as JSON: arrays as {"dtype", "shape", "base64"} (their bytes as they are, so the far side
+    gets the very array). Plain values are told by their exact type first: a batch encodes thousands."""
+    kind = type(value)
+    if kind in PLAIN:
+        return value
+    if kind is np.ndarray:
+        return {
+            "dtype": value.dtype.str,
+            "shape": list(value.shape),
+            "base64": b2a_base64(value.tobytes(), newline=False).decode(),
+        }
     if isinstance(value, dict):
-        return {k: encode(v) for k, v in value.items()}
+        return {k: v if type(v) in PLAIN else encode(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [encode(v) for v in value]
+        return [v if type(v) in PLAIN else encode(v) for v in value]
     if isinstance(value, np.generic):
         return value.item()
     return value
 
 
 def decode(value: object) -> object:
-    if isinstance(value, dict) and set(value) == {"dtype", "shape", "base64"}:
-        return np.frombuffer(base64.b64decode(value["base64"]), dtype=value["dtype"]).reshape(value["shape"])
-    if isinstance(value, dict):
+    kind = type(value)
+    if kind in PLAIN:
+        return value
+    if kind is dict:
+        if len(value) == 3 and "base64" in value and "dtype" in value and "shape" in value:
+            return np.frombuffer(a2b_base64(value["base64"]), dtype=value["dtype"]).reshape(value["shape"])
         return {k: decode(v) for k, v in value.items()}
-    if isinstance(value, list):
+    if kind is list:
         return [decode(v) for v in value]
     return value
+
+
+MAX_BATCH = 1024  # episodes at once in one run: a batch's observations fit one response
+
+
+@dataclass
+class Pending:
+    """A step handed out and not yet answered: its episode's slot, its number, and what was sent."""
+
+    slot: int
+    step: int
+    sent: dict
 
 
 @dataclass
@@ -64,22 +99,160 @@ class Run:
     submission_id: int
     token_hash: str  # the team's: a step's request is checked against it without the database
     exchange: Exchange
-    pending: tuple | None = None  # (step, task, observation) handed out and not yet answered
+    batch: int  # episodes played at once
+    patience: float
+    episodes: int = 0
+    finished: int = 0
+    steps: int = 0
+    pending: dict[int, Pending] = field(default_factory=dict)  # slot -> its step waiting for an action
+    answers: dict[int, AgentAction] = field(default_factory=dict)  # slot -> the action that came for it
     done: bool = False
+    condition: threading.Condition = field(default_factory=threading.Condition)  # the hub waits on it for answers
+    waiters: list = field(default_factory=list)  # (event loop, future) of requests waiting for steps
+
+    # --- the hub's side (the run's thread) -------------------------------------------------------------
+
+    def trade(self, asks: dict[int, Ask]) -> dict[int, AgentAction]:
+        """Hands out the batch's observations and waits for their actions; an agent silent for longer than
+        the patience counts as gone (the exchange says why) and its episodes get STOP."""
+        sent = {}
+        for slot, ask in sorted(asks.items()):
+            self.steps += 1
+            sent[slot] = Pending(slot, self.steps, {"slot": slot, "step": self.steps, "task": _told(ask.task),
+                                                    "observation": encode(ask.observation)})  # fmt: skip
+        with self.condition:
+            self.pending, self.answers = sent, {}
+            self._wake()
+            if not self.condition.wait_for(lambda: len(self.answers) == len(self.pending), timeout=self.patience):
+                first = min(p.step for p in self.pending.values() if p.slot not in self.answers)
+                self.exchange.gone = f"no action came within {self.patience:.0f} s (step {first})"
+            actions = {slot: self.answers.get(slot, AgentAction(self.exchange.stop)) for slot in self.pending}
+            self.pending, self.answers = {}, {}
+        return actions
+
+    def play(self, make_runner: Callable[[], object], items: Sequence) -> Iterator[EpisodeRecord]:
+        """The evaluation's work items, `batch` at once, each episode a greenlet running the suite's runner
+        (runners are reused as episodes end); yields each record as its episode ends."""
+        todo, free = deque(items), []
+        live: dict[int, tuple[greenlet.greenlet, object]] = {}
+        asks: dict[int, Ask] = {}
+        self.episodes = len(todo)
+
+        def settle(slot: int, outcome: object) -> list[EpisodeRecord]:
+            """What an episode's greenlet gave back: an ask (kept for the next trade), or its record (then
+            the slot's next episode starts)."""
+            ended = []
+            while not isinstance(outcome, Ask):
+                ended.append(outcome)
+                free.append(live.pop(slot)[1])
+                self.finished += 1
+                if not todo:
+                    return ended
+                outcome = begin(slot)
+            asks[slot] = outcome
+            return ended
+
+        def begin(slot: int) -> object:
+            runner = free.pop() if free else make_runner()
+            live[slot] = (greenlet.greenlet(runner.run), runner)
+            return live[slot][0].switch(todo.popleft())
+
+        for slot in range(min(self.batch, len(todo))):
+            yield from settle(slot, begin(slot))
+        while asks:
+            actions, asks = self.trade(asks), {}
+            for slot, action in actions.items():
+                yield from settle(slot, live[slot][0].switch(action))
+
+    # --- the client's side (the server's request threads) ----------------------------------------------
+
+    def state(self) -> dict:
+        """The steps waiting for actions (the same again until answered), or that the run is done, or that
+        the next steps are still coming."""
+        unanswered = [p.sent for p in self.pending.values() if p.slot not in self.answers]
+        if unanswered:
+            return {"steps": unanswered, "episodes": self.episodes, "finished": self.finished}
+        return {"done": True, "submission": self.submission_id} if self.done else {"waiting": True}
+
+    async def next_steps(self, wait: float) -> dict:
+        """The state once there are steps to answer or the run is done, or after `wait` seconds. Awaited on the
+        server's event loop, woken by the hub: no thread hands over on the way."""
+        with self.condition:
+            state = self.state()
+            if "waiting" not in state:
+                return state
+            woken = asyncio.get_running_loop().create_future()
+            self.waiters.append((asyncio.get_running_loop(), woken))
+        try:
+            await asyncio.wait_for(woken, wait)
+        except TimeoutError:
+            pass
+        with self.condition:
+            return self.state()
+
+    def _wake(self) -> None:
+        """Wakes the requests waiting for steps (under the condition's lock)."""
+        for loop, woken in self.waiters:
+            loop.call_soon_threadsafe(_settle, woken)
+        self.waiters = []
+
+    def end(self) -> None:
+        with self.condition:
+            self.done = True
+            self._wake()
+
+    def answer(self, answers: object) -> None:
+        """Takes the actions sent for steps still waiting (an answer to a step answered already, as a retried
+        request sends, is left). A malformed answer refuses the whole request, and none of it is taken."""
+        if not isinstance(answers, list):
+            raise ChallengeError("send {answers: [{slot, step, action, target}, ...], wait}")
+        targets = []
+        for i, given in enumerate(answers):
+            if not (isinstance(given, dict) and isinstance(given.get("slot"), int) and isinstance(given.get("step"), int)
+                    and isinstance(given.get("action"), str | None)):  # fmt: skip
+                raise ChallengeError(f"answers[{i}]: expected {{slot, step, action: a name or command, target}}")
+            try:
+                targets.append(decode(given.get("target")))
+            except (TypeError, ValueError) as e:  # an array's dtype, shape or bytes that do not agree
+                raise ChallengeError(f"answers[{i}].target: not an array ({e})") from None
+        with self.condition:
+            for given, target in zip(answers, targets):
+                waiting = self.pending.get(given["slot"])
+                if waiting is not None and waiting.step == given["step"] and given["slot"] not in self.answers:
+                    self.answers[given["slot"]] = AgentAction(given["action"], target)
+            if self.pending and len(self.answers) == len(self.pending):
+                self.condition.notify_all()
+
+
+def _settle(future: asyncio.Future) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+def _told(task: TaskSpec | None) -> dict | None:
+    if task is None:
+        return None
+    return {"episode_id": task.episode_id, "goal": task.goal, "instructions": list(task.instructions),
+            "annotation": task.annotation}  # fmt: skip
 
 
 ACTIVE: dict[str, Run] = {}
 
 
 def start(sessions: sessionmaker[Session], phase: Phase, team: Team, method: str, paper_url: str = "",
-          patience: float = PATIENCE) -> Run:  # fmt: skip
-    """A remote evaluation of the phase's episodes for the team (within the phase's limits), started."""
+          patience: float = PATIENCE, batch: int = 1) -> Run:  # fmt: skip
+    """A remote evaluation of the phase's episodes for the team (within the phase's limits), started; it
+    plays `batch` episodes at once."""
+    if not 1 <= batch <= MAX_BATCH:
+        raise ChallengeError(f"batch {batch}: 1 to {MAX_BATCH} episodes at once")
     name = secrets.token_urlsafe(12)
     with sessions.begin() as session:
-        submission = submit(session, session.merge(phase), session.merge(team), None, method, paper_url, remote=PREFIX + name)
+        submission = submit(
+            session, session.merge(phase), session.merge(team), None, method, paper_url, remote=PREFIX + name
+        )
         submission_id = submission.id
     suite = suite_named(phase.challenge.suite)
-    run = Run(name, submission_id, team.token_hash, Exchange(patience, suite.stop_action))
+    run = Run(name, submission_id, team.token_hash, Exchange(suite.stop_action), batch, patience)
     RUNS[name] = run.exchange
     ACTIVE[name] = run
     threading.Thread(target=_play, args=(sessions, run, phase.id), daemon=True, name=f"remote {name}").start()
@@ -93,7 +266,7 @@ def _play(sessions: sessionmaker[Session], run: Run, phase_id: int) -> None:
             splits, scenes = challenge_episodes(session, phase.challenge, phase.split)
             config = EvaluationConfig(agent=PREFIX + run.name, suite=phase.challenge.suite, options=dict(phase.options))
         with tempfile.TemporaryDirectory(prefix="homesim-remote-") as folder:
-            summary = evaluate(splits, scenes, config, Path(folder))
+            summary = evaluate(splits, scenes, config, Path(folder), together=run.play)
         summary["config"]["agent"] = "remote"
         gone = run.exchange.gone
         scored = Scored(summary, f"the agent went silent: {gone}; its episodes left count as failures" if gone else "")
@@ -101,8 +274,7 @@ def _play(sessions: sessionmaker[Session], run: Run, phase_id: int) -> None:
         scored = Scored(None, f"the remote evaluation stopped: {type(e).__name__}: {e}")
     with sessions.begin() as session:
         finish(session, run.submission_id, PREFIX + run.name, scored)
-    run.done = True
-    run.exchange.outbox.put(None)  # wakes a client waiting for the next observation
+    run.end()  # wakes a client waiting for the next steps
     RUNS.pop(run.name, None)
 
 
@@ -111,31 +283,6 @@ def find(name: str, token: str | None) -> Run:
     if run is None or token is None or run.token_hash != token_hash(token):
         raise ChallengeError(f"no remote evaluation {name!r} of yours is running here")
     return run
-
-
-def next_step(run: Run, wait: float) -> dict:
-    """The observation waiting for the agent's action (the same again until it is answered), or that the run
-    is done, or (after `wait` seconds) that it is still coming."""
-    if run.pending is None and not run.done:
-        try:
-            item = run.exchange.outbox.get(timeout=wait)
-        except queue.Empty:
-            return {"waiting": True}
-        if item is not None:
-            run.pending = item
-    if run.pending is None:
-        return {"done": True, "submission": run.submission_id}
-    step, task, observation = run.pending
-    told = None if task is None else {"episode_id": task.episode_id, "goal": task.goal,
-                                      "instructions": list(task.instructions), "annotation": task.annotation}  # fmt: skip
-    return {"step": step, "task": told, "observation": encode(observation)}
-
-
-def answer(run: Run, step: int, action: str | None, target: object) -> None:
-    if run.pending is None or run.pending[0] != step:
-        raise ChallengeError(f"step {step} is not waiting for an action (answered already, or not reached)")
-    run.pending = None
-    run.exchange.inbox.put(AgentAction(action, decode(target)))
 
 
 def stale(session: Session) -> int:
@@ -148,20 +295,26 @@ def stale(session: Session) -> int:
     return done.rowcount
 
 
-def play_remote(server: str, token: str, challenge: str, phase: str, agent: object, method: str,
-                retries: int = 10, wait: float = 20.0, progress=lambda step: None) -> int:  # fmt: skip
-    """The client's side: starts a remote evaluation and plays `agent` (the protocol's reset/act) in it until
-    the server says it is done; a dropped connection is retried (at most `retries` times in a row, waiting a
-    little longer each time) and resumes where it was. Returns the submission's id."""
+def play_remote(server: str, token: str, challenge: str, phase: str, make_agent: Callable[[], object], method: str,
+                batch: int = 64, retries: int = 10, wait: float = 20.0,
+                progress: Callable[[int, int], None] = lambda finished, episodes: None) -> int:  # fmt: skip
+    """The client's side: starts a remote evaluation of `batch` episodes at once and plays them, each slot with
+    its own agent from `make_agent()` (the protocol's reset/act; a slot's episodes come one after another, as
+    a local evaluation gives one agent its episodes), until the server says it is done. A dropped connection
+    is retried (at most `retries` times in a row, waiting a little longer each time) and resumes where it
+    was: a step answered already is answered again with the same action, never asked of the agent twice.
+    Returns the submission's id."""
     import time
 
     import httpx
 
-    from homesim.agents.protocol import TaskSpec
-
     headers = {"Authorization": f"Bearer {token}"}
     base = server.rstrip("/")
-    with httpx.Client(timeout=wait + 30, headers=headers) as client:
+    agents: dict[int, object] = {}
+    answered: dict[int, dict] = {}  # slot -> its last answer
+    # without Nagle's algorithm: a request's body would wait for the server's (delayed) acknowledgement of its head
+    transport = httpx.HTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
+    with httpx.Client(timeout=wait + 30, headers=headers, transport=transport) as client:
 
         def call(method_: str, path: str, **kwargs) -> dict:
             for attempt in range(retries + 1):
@@ -177,24 +330,35 @@ def play_remote(server: str, token: str, challenge: str, phase: str, agent: obje
                 return answer.json()
             raise AssertionError("unreachable")
 
-        started = call("POST", f"/api/challenges/{challenge}/{phase}/remote", json={"method": method})
+        def reply(step: dict) -> dict:
+            slot = step["slot"]
+            if answered.get(slot, {}).get("step") == step["step"]:
+                return answered[slot]
+            if slot not in agents:
+                agents[slot] = make_agent()
+            agent = agents[slot]
+            if step["task"] is not None:
+                task = step["task"]
+                agent.reset(
+                    TaskSpec(
+                        task["episode_id"], task["goal"], tuple(task["instructions"]), annotation=task["annotation"]
+                    )
+                )
+            acted = agent.act(decode(step["observation"]))
+            action, target = (acted.action, acted.target) if isinstance(acted, AgentAction) else (acted, None)
+            answered[slot] = {"slot": slot, "step": step["step"], "action": action, "target": encode(target)}
+            return answered[slot]
+
+        started = call("POST", f"/api/challenges/{challenge}/{phase}/remote", json={"method": method, "batch": batch})
+        run = started["run"]
         item = {"waiting": True}
         while True:
             if item.get("waiting"):
-                item = call("GET", f"/api/remote/{started['run']}/next", params={"wait": wait})
-                continue
-            if item.get("done"):
+                item = call("GET", f"/api/remote/{run}/next", params={"wait": wait})
+            elif item.get("done"):
                 return item["submission"]
-            if item["task"] is not None:
-                task = item["task"]
-                agent.reset(TaskSpec(task["episode_id"], task["goal"], tuple(task["instructions"]), annotation=task["annotation"]))
-            reply = agent.act(decode(item["observation"]))
-            action, target = (reply.action, reply.target) if isinstance(reply, AgentAction) else (reply, None)
-            body = {"step": item["step"], "action": action, "target": encode(target), "wait": wait}
-            progress(item["step"])
-            try:  # the answer to a step brings the next one
-                item = call("POST", f"/api/remote/{started['run']}/act", json=body)
-            except ChallengeError as e:
-                if "answered already" not in str(e):  # a retried answer that had arrived: ask for the next step
-                    raise
-                item = {"waiting": True}
+            else:  # the answers to a batch bring the next one
+                progress(item["finished"], item["episodes"])
+                item = call(
+                    "POST", f"/api/remote/{run}/act", json={"answers": [reply(s) for s in item["steps"]], "wait": wait}
+                )

@@ -12,11 +12,12 @@ from __future__ import annotations
 import os
 import socket
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
-from sqlalchemy import and_, delete, func, or_, select, update
+from sqlalchemy import and_, delete, false, or_, select, true, union_all, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session, defer, joinedload, sessionmaker
@@ -24,6 +25,7 @@ from sqlalchemy.orm import Session, defer, joinedload, sessionmaker
 from homesim.agents.replay import ActionFile, parse_action_file
 from homesim.errors import DataError
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
+from homesim.evaluation.records import MASK_PREFIX, EpisodeRecord, read_records
 from homesim.evaluation.suites import suite_named
 from homesim.server.challenges import ChallengeError, challenge_episodes, episode_ids, phase_open, results_visible
 from homesim.server.models import Phase, Quota, Submission, Team, now
@@ -75,6 +77,9 @@ def check_actions(session: Session, phase: Phase, data: object) -> tuple[ActionF
         raise ChallengeError(str(e)) from None
     if actions.suite != challenge.suite:
         raise ChallengeError(f"the action file is for {actions.suite}; this challenge is {challenge.suite}")
+    aims = suite_named(challenge.suite).interactions
+    if actions.interaction not in aims:
+        raise ChallengeError(f"the action file aims by {actions.interaction}; {challenge.suite} by {' or '.join(aims)}")
     known = episode_ids(session, challenge, phase.split)
     unknown = sorted({episode_id for episode_id, _ in actions.episodes} - known)
     if unknown:
@@ -165,11 +170,29 @@ def score(session: Session, submission_id: int) -> Scored:
     splits, scenes = challenge_episodes(session, phase.challenge, phase.split)
     with tempfile.TemporaryDirectory(prefix="homesim-score-") as folder:
         actions = Path(folder) / "actions.json"
-        actions.write_text(parse_action_file(submission.actions, "the action file").to_json())
-        config = EvaluationConfig(agent=str(actions), suite=suite.name, options=dict(phase.options))
+        parsed = parse_action_file(submission.actions, "the action file")
+        actions.write_text(parsed.to_json())
+        config = EvaluationConfig(agent=str(actions), suite=suite.name, options=dict(phase.options), interaction=parsed.interaction)
         summary = evaluate(splits, scenes, config, Path(folder) / "run")
+        unread = unreadable_masks(read_records(Path(folder) / "run" / "records.jsonl"))
     summary["config"]["agent"] = "submission"  # not the temporary file's name
-    return Scored(summary, "")
+    return Scored(summary, "; ".join(r for r in (submission.reason, unread) if r))
+
+
+def unreadable_masks(records: Sequence[EpisodeRecord], shown: int = 10) -> str:
+    """The steps whose mask could not be read (each a failed step that names no action), episode by episode, for
+    the team: they say what was wrong with the file, and nothing of the scene (a mask that was read but hit
+    nothing it could use is not told)."""
+    found = [
+        f"{r.episode_id} step {i + 1}: {dict(r.failures).get(i, '')}"
+        for r in records
+        for i, (name, target) in enumerate(r.actions)
+        if name is None and isinstance(target, str) and target.startswith(MASK_PREFIX)
+    ]
+    if not found:
+        return ""
+    more = f"; and {len(found) - shown} more" if len(found) > shown else ""
+    return f"{len(found)} mask(s) could not be read (each a failed step): " + "; ".join(found[:shown]) + more
 
 
 def finish(session: Session, submission_id: int, worker: str, scored: Scored) -> bool:
@@ -281,22 +304,20 @@ def leaderboard(session: Session, phase: Phase, viewer: Team | None, sort: str |
     host = viewer is not None and viewer.is_host
     seen = [Submission.phase_id == phase.id, Submission.status == "finished"]
     if not host:
-        seen.append(Submission.hidden.is_(False))
+        seen.append(Submission.hidden == false())
         if not results_visible(phase, now()):
             seen.append(Submission.team_id == (viewer.id if viewer is not None else -1))
+    baselines = select(Submission.id).where(*seen, Submission.baseline == true())
     if phase.choose_one:
-        ranked_ids = select(Submission.id).where(*seen, or_(Submission.chosen, Submission.baseline))
-    else:
+        best = select(Submission.id).where(*seen, Submission.baseline == false(), Submission.chosen == true())
+    else:  # per team, one seek into the index `leaderboard` (in its order): the cost grows with the teams only
         order = (Submission.score.desc().nulls_last(), Submission.created, Submission.id)
-        numbered = (
-            select(Submission.id, func.row_number().over(partition_by=Submission.team_id, order_by=order).label("n"))
-            .where(*seen, Submission.baseline.is_(False))
-            .subquery()
-        )
-        best = select(numbered.c.id).where(numbered.c.n == 1)
-        ranked_ids = select(Submission.id).where(*seen, or_(Submission.id.in_(best), Submission.baseline))
+        mine = Submission.team_id == Team.id
+        first = select(Submission.id).where(*seen, Submission.baseline == false(), mine).order_by(*order).limit(1)
+        best = select(first.correlate(Team).scalar_subquery().label("id")).select_from(Team)
+    ranked_ids = union_all(best, baselines).subquery()
     light = (defer(Submission.summary), defer(Submission.actions), joinedload(Submission.team))
-    ranked = list(session.scalars(select(Submission).options(*light).where(Submission.id.in_(ranked_ids))))
+    ranked = list(session.scalars(select(Submission).options(*light).where(Submission.id.in_(select(ranked_ids.c.id)))))
     unranked = []
     if phase.choose_one and viewer is not None:
         own = [] if host else [Submission.team_id == viewer.id]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from fastapi import Body, Depends, FastAPI, Form, HTTPException, Request, UploadFile
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
@@ -166,7 +166,7 @@ def create_app(sessions: sessionmaker[Session], patience: float = remote.PATIENC
     ):
         phase = find_phase(s, slug, phase_slug)
         rows = leaderboard(s, phase, team, sort)
-        return [{"rank": r.rank, **_row(r.submission), "figures": r.figures} for r in rows]
+        return _json([{"rank": r.rank, **_row(r.submission), "figures": r.figures} for r in rows])
 
     @app.post("/api/challenges/{slug}/{phase_slug}/submissions", status_code=201)
     async def api_submit(
@@ -192,38 +192,47 @@ def create_app(sessions: sessionmaker[Session], patience: float = remote.PATIENC
     def api_remote(
         slug: str, phase_slug: str, body: dict = Body(...), s: Session = Depends(session), team: Team | None = Depends(viewer)
     ):
+        """Starts a remote evaluation of `batch` episodes at once (default 1)."""
         if team is None:
             raise HTTPException(401, "a team's token is needed: Authorization: Bearer TOKEN")
         phase = find_phase(s, slug, phase_slug)
+        batch = body.get("batch", 1)
         try:
-            run = remote.start(sessions, phase, team, str(body.get("method", "")), str(body.get("paper_url", "")), patience)
+            if not isinstance(batch, int) or isinstance(batch, bool):
+                raise ChallengeError(f"batch {batch!r}: a whole number of episodes at once")
+            method, paper_url = str(body.get("method", "")), str(body.get("paper_url", ""))
+            run = remote.start(sessions, phase, team, method, paper_url, patience, batch)
         except ChallengeError as e:
             raise HTTPException(400, str(e)) from None
-        return {"run": run.name, "submission": run.submission_id, "suite": phase.challenge.suite}
+        return {"run": run.name, "submission": run.submission_id, "suite": phase.challenge.suite, "batch": batch}
 
     @app.get("/api/remote/{name}/next")
-    def api_remote_next(request: Request, name: str, wait: float = 20.0):
-        """The step waiting for the agent's action (long-polled, at most 60 s)."""
-        try:
-            return remote.next_step(remote.find(name, _token(request)), min(max(wait, 0.0), 60.0))
-        except ChallengeError as e:
-            raise HTTPException(404, str(e)) from None
-
-    @app.post("/api/remote/{name}/act")
-    def api_remote_act(request: Request, name: str, body: dict = Body(...)):
-        """The agent's action for a step; answers with the next step (as /next does)."""
+    async def api_remote_next(request: Request, name: str, wait: float = 20.0):
+        """The steps waiting for the agent's actions, one per live episode (long-polled, at most 60 s)."""
         try:
             run = remote.find(name, _token(request))
         except ChallengeError as e:
             raise HTTPException(404, str(e)) from None
-        step, action, wait = body.get("step"), body.get("action"), body.get("wait", 20.0)
-        if not isinstance(step, int) or not isinstance(action, str | None) or not isinstance(wait, int | float):
-            raise HTTPException(400, "send {step: the step's number, action: a name or command, target, wait}")
+        return _json(await run.next_steps(min(max(wait, 0.0), 60.0)))
+
+    @app.post("/api/remote/{name}/act")
+    async def api_remote_act(request: Request, name: str):
+        """The agent's actions for steps, {answers: [{slot, step, action, target}], wait}; answers with the next
+        steps (as /next does)."""
         try:
-            remote.answer(run, step, action, body.get("target"))
+            run = remote.find(name, _token(request))
         except ChallengeError as e:
-            raise HTTPException(409, str(e)) from None
-        return remote.next_step(run, min(max(float(wait), 0.0), 60.0))
+            raise HTTPException(404, str(e)) from None
+        try:
+            body = json.loads(await _body(request))
+            if not isinstance(body, dict) or not isinstance(body.get("wait", 20.0), int | float):
+                raise ChallengeError("send {answers: [{slot, step, action, target}, ...], wait: seconds}")
+            run.answer(body.get("answers"))
+        except ChallengeError as e:
+            raise HTTPException(400, str(e)) from None
+        except (ValueError, RecursionError) as e:  # json's
+            raise HTTPException(400, f"not JSON: {e}") from None
+        return _json(await run.next_steps(min(max(float(body.get("wait", 20.0)), 0.0), 60.0)))
 
     @app.get("/api/submissions/{submission_id}")
     def api_submission(submission_id: int, s: Session = Depends(session), team: Team | None = Depends(viewer)):
@@ -276,6 +285,12 @@ async def _body(request: Request) -> bytes:
             raise HTTPException(413, f"larger than {MAX_UPLOAD // 2**20} MiB")
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def _json(value: object) -> Response:
+    """A JSON answer made by `json` directly, for plain JSON values (a batch of observations, a leaderboard's
+    rows): FastAPI's encoder walks every value first, which costs more than the answer's own work."""
+    return Response(json.dumps(value), media_type="application/json")
 
 
 def _submit(s: Session, phase: Phase, team: Team, raw: bytes, method: str, paper_url: str) -> Submission:

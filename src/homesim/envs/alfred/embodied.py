@@ -2,12 +2,12 @@
 
 Actions are dicts `{"action": index into ALFRED's 13 actions (or the name), "target": ...}`. The target
 is an object id in oracle mode (`interaction="oracle"`, where observations list the `visible_objects`),
-or a 300x300 mask in mask mode (`interaction="mask"`: resolved to an object by IoU with the instance
-segmentation of the frame the agent saw, as ALFRED does). `pixels=("rgb", "depth", "segmentation",
-"semantic")` adds egocentric images to the observations (rendered headless; off by default): instance
-segmentation indexes the frame's objects, `semantic` their classes (`semantic_classes()`, -1: nothing), the
-ground truth a modular agent's detector would otherwise predict. An invalid action is a
-failed step, never an exception.
+or a 300x300 mask in mask mode (`interaction="mask"`: an array, or ALFRED's run-length encoding of one, resolved
+to an object by IoU with the instance segmentation of the frame the agent saw, as ALFRED does).
+`pixels=("rgb", "depth", "segmentation", "semantic")` adds egocentric images to the observations (rendered
+headless; off by default): instance segmentation indexes the frame's objects, `semantic` their classes
+(`semantic_classes()`, -1: nothing), the ground truth a modular agent's detector would otherwise predict. An
+invalid action is a failed step, never an exception.
 
 ALFRED's limits end an episode: STOP ends it (`terminated`); 1000 steps or 10 failed actions cut it
 short (`truncated`). Failed actions count as steps, except the 10th, which ends the episode before it is
@@ -37,7 +37,7 @@ from homesim.envs.alfred.episodes import EpisodesOption, annotation_of, choose_e
 from homesim.envs.options import NEEDS_RESET, reset_options
 from homesim.planning.alfred.expert import Expert, Unrecoverable
 from homesim.render import ALFRED, Renderer
-from homesim.render.masks import step_with_mask
+from homesim.render.masks import read_runs, step_with_mask
 from homesim.tasks.alfred import code_history, goal_conditions, reading_of
 from homesim.world.actions import ACTIONS, ALIASES, INTERACT_ACTIONS, STOP, Action
 from homesim.world.catalog import alfred_catalog
@@ -62,8 +62,12 @@ def plain_text(text: str, limit: int) -> str:
 
 def read_mask(target: object, shape: tuple[int, int]) -> tuple[np.ndarray | None, str | None]:
     """An interaction mask as a boolean array, or None and why it is not one: a mask is an array of the
-    frame's shape holding booleans or 0/1, marking some pixels but not all (a mask of every pixel, or of
-    none, points at nothing)."""
+    frame's shape holding booleans or 0/1, or ALFRED's run-length encoding of one (a list of [start, length]),
+    marking some pixels but not all (a mask of every pixel, or of none, points at nothing)."""
+    if isinstance(target, list):
+        target, problem = read_runs(target, shape)
+        if problem is not None:
+            return None, problem
     if not isinstance(target, np.ndarray):
         return None, f"needs a {shape[0]}x{shape[1]} boolean mask, got {type(target).__name__}"
     if target.shape != shape:

@@ -3,7 +3,7 @@ the paper's human baseline: the embodied env under ALFRED's limits, in mask mode
 stop; a click on the view aims the interaction chosen at what is under the cursor: the pixels of the thing
 drawn there are the mask that ALFRED's mask interface resolves (`render.masks`: IoU with each instance).
 
-The record names the object each mask resolved to (an agent's mask-mode record keeps only a mask's size), so
+The record names the object each mask resolved to (an agent's mask-mode record keeps the mask, not what it hit), so
 a person's episode plays again in the viewer; a won episode is also a demonstration, the person's actions
 that worked cut into sub-goal segments where navigation gives way to interaction and back."""
 

@@ -1,8 +1,8 @@
 """An episode played again: an episode record (a line of the `records.jsonl` that `homesim evaluate` writes)
 turned back into what it played (its episode, found in the source the evaluation read, the state it started
 from, its actions as recorded) and drawn as a video, as ALFRED's `Suite.drawing`; an episode file played by its
-expert (`Playback`) draws the same way. A record keeps only the size of a mask, so mask-aimed interactions
-cannot be played again; the text game's commands are, in the text game, for the viewer (`alfred_replay`,
+expert (`Playback`) draws the same way. Mask-aimed interactions are not played again (a record keeps a mask,
+but what it hit depends on the frame of its step); the text game's commands are, in the text game, for the viewer (`alfred_replay`,
 ALFRED's `Suite.replay`), which keeps every state and draws any step on demand."""
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ def recorded_actions(record: EpisodeRecord, where: str) -> tuple[list[Action | N
     for i, (_, target) in enumerate(record.actions):
         if isinstance(target, str) and target.startswith(MASK_PREFIX):
             raise NotPlayable(
-                f"{where} aims its interactions by masks (step {i + 1}: {target!r}), and a record keeps only a"
-                " mask's size, so it cannot be played again (evaluate with --interaction oracle to render one)"
+                f"{where} aims its interactions by masks (step {i + 1}: {target[:40]!r}), which cannot be played"
+                " again in a video (evaluate with --interaction oracle to render one)"
             )
     actions = [None if name is None else Action(name, target) for name, target in record.actions]
     return actions, {int(i): str(why) for i, why in record.failures}
