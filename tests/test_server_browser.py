@@ -175,15 +175,16 @@ def test_a_lease_left_by_a_dead_worker_runs_out_and_another_scores_it_once(tmp_p
 def test_a_worker_killed_as_it_scores_loses_nothing_and_scores_once(tmp_path):
     url, made, local = _turning_challenge(tmp_path)
     first = _homesim("challenge", "worker", "--db", url, "--poll", "0.1", "--lease", "2", log=tmp_path / "first.log")
-    # the kill lands as soon as the claim shows; on a fast machine the scoring may already be over by then
-    seen = _until(lambda: (s := _status(made))[0] != "queued" and s, 180, "the first worker to claim it")
+    # the kill lands as soon as the claim shows; on a fast machine the scoring may be over by then
+    _until(lambda: _status(made)[0] != "queued", 180, "the first worker to claim it")
     first.kill()
     first.wait(timeout=10)
+    left = _status(made)  # what the killed worker left: finished (it was quicker) or running under its lease
     _score_with_a_worker(url, made, tmp_path / "second.log")
     with made() as session:
         row = session.scalar(select(Submission))
         assert row.status == "finished" and row.summary["splits"] == local["splits"]
-        assert row.attempts == (1 if seen[0] == "finished" else 2)
+        assert left[0] in ("running", "finished") and row.attempts == (1 if left[0] == "finished" else 2)
         assert session.scalar(select(func.count()).select_from(Submission)) == 1
 
 
