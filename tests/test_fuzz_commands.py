@@ -16,6 +16,9 @@ import numpy as np
 import pytest
 from test_fuzz_inputs import FIGURES, corpus, invoke, mutated
 
+# a writer left open by a failed write complains as it is collected: an error here, not a warning
+pytestmark = pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")
+
 SAMPLE, SLOW_SAMPLE = 3, 200  # field mutations tried per file
 
 

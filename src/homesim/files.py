@@ -95,6 +95,7 @@ def replacing(path: str | Path) -> Iterator[Path]:
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.stem}.{os.getpid()}.tmp{path.suffix}")
     try:
+        temporary.touch()  # a folder that cannot take it fails now, not in a writer's close (and again as it is collected)
         yield temporary
         os.replace(temporary, path)
     finally:
