@@ -97,7 +97,10 @@ def _groups(sizes: list[int]) -> np.ndarray:
     return np.array(starts, dtype=np.int64)
 
 
-def _clear(grid: NavGrid, footprints: np.ndarray, cameras: np.ndarray, points: np.ndarray, starts) -> np.ndarray:
+def _clear(grid: NavGrid, footprints: np.ndarray, cameras: np.ndarray, points: np.ndarray, starts, owners=None):
+    """Whether each line is clear (`clear_lines`). With `owners` (an int per line), what matters is whether
+    each owner has a clear line: every FIRST_PASS-th line is traced first, the others only for the owners
+    none of those showed, and a line not traced reads False."""
     if len(points) == 0:
         return np.zeros(0, dtype=bool)
     h = grid.embodiment.camera_height
@@ -123,24 +126,36 @@ def _clear(grid: NavGrid, footprints: np.ndarray, cameras: np.ndarray, points: n
     counts = np.maximum(1, np.maximum.reduceat(np.ceil(length * enter / LATTICE), starts))
     limit = np.repeat(counts, np.diff(np.append(starts, len(points))))
     low, high, width = grid.low.ravel(), grid.high.ravel(), grid.shape[1]
-    clear = np.ones(len(points), dtype=bool)
-    live = np.arange(len(points))
-    start, size = 0, FIRST_SAMPLES
-    while len(live):
-        k = np.arange(start, start + size)
-        reach = length[live, None]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = np.where(reach > 0, k * LATTICE / reach, 0.0)
-        wanted = ((t < enter[live, None]) | (k == 0)) & (k < limit[live, None])
-        i = np.rint((x[live, None] + t * dx[live, None]) / LATTICE).astype(np.int64) - grid.i0
-        j = np.rint((z[live, None] + t * dz[live, None]) / LATTICE).astype(np.int64) - grid.j0
-        sy = h + t * dy[live, None]
-        inside = wanted & (i >= 0) & (i < grid.shape[0]) & (j >= 0) & (j < grid.shape[1])
-        cell = np.where(inside, i * width + j, 0)
-        blocked = (inside & (low[cell] <= sy) & (sy <= high[cell])).any(axis=1)
-        clear[live[blocked]] = False
-        live = live[~blocked & wanted[:, -1]]  # `wanted` is a prefix of each line's samples
-        start, size = start + size, 2 * size
+    clear = np.zeros(len(points), dtype=bool)
+
+    def trace(live: np.ndarray) -> None:
+        clear[live] = True
+        start, size = 0, FIRST_SAMPLES
+        while len(live):
+            k = np.arange(start, start + size)
+            reach = length[live, None]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t = np.where(reach > 0, k * LATTICE / reach, 0.0)
+            wanted = ((t < enter[live, None]) | (k == 0)) & (k < limit[live, None])
+            i = np.rint((x[live, None] + t * dx[live, None]) / LATTICE).astype(np.int64) - grid.i0
+            j = np.rint((z[live, None] + t * dz[live, None]) / LATTICE).astype(np.int64) - grid.j0
+            sy = h + t * dy[live, None]
+            inside = wanted & (i >= 0) & (i < grid.shape[0]) & (j >= 0) & (j < grid.shape[1])
+            cell = np.where(inside, i * width + j, 0)
+            blocked = (inside & (low[cell] <= sy) & (sy <= high[cell])).any(axis=1)
+            clear[live[blocked]] = False
+            live = live[~blocked & wanted[:, -1]]  # `wanted` is a prefix of each line's samples
+            start, size = start + size, 2 * size
+
+    if owners is None:
+        trace(np.arange(len(points)))
+        return clear
+    first = np.zeros(len(points), dtype=bool)
+    first[::FIRST_PASS] = True
+    trace(np.flatnonzero(first))
+    shown = np.zeros(owners.max() + 1, dtype=bool)
+    shown[owners[clear]] = True
+    trace(np.flatnonzero(~first & ~shown[owners]))
     return clear
 
 
@@ -163,11 +178,11 @@ def sights(grid: NavGrid, boxes: list[Box], agent: AgentState) -> tuple[np.ndarr
     sizes = [len(p) for p in lines]
     points = np.concatenate(lines)
     footprints = _footprints([boxes[b] for b, _ in owners], sizes)
-    clear = _clear(grid, footprints, _from(agent.x, agent.z, len(points)), points, _groups(sizes))
-    found = np.zeros((len(boxes), 2), dtype=bool)
-    for (b, oracle), part in zip(owners, _split(clear, lines)):
-        found[b, oracle] |= part.any()
-    return found[:, 0], found[:, 1]
+    owner = np.repeat([2 * b + oracle for b, oracle in owners], sizes)  # sees and oracle_sees of each box
+    clear = _clear(grid, footprints, _from(agent.x, agent.z, len(points)), points, _groups(sizes), owner)
+    found = np.zeros(2 * len(boxes), dtype=bool)
+    found[owner[clear]] = True
+    return found[0::2], found[1::2]
 
 
 def _split(values: np.ndarray, parts: list[np.ndarray]) -> list[np.ndarray]:
