@@ -144,6 +144,7 @@ class ObjectNavVectorEnv(VectorEnv):
         self._autoreset = np.zeros(n, dtype=bool)
         self._started = False
         self._judged: dict[tuple, dict] = {}
+        self._oracle_seen: dict[int, list[str]] = {}  # per goal set and node: oracle visibility is the pose's
 
     # --- tables ------------------------------------------------------------------------------------------
 
@@ -425,10 +426,12 @@ class ObjectNavVectorEnv(VectorEnv):
         if inputs is None:
             agent = AgentState(float(self._x[node]), float(self._z[node]), yaw, horizon)
             goals = {g.object_id: g.box for g in episode.goals}
-            inputs = criteria_inputs(self._grids[episode.scene_id], goals, agent)
+            inputs = criteria_inputs(self._grids[episode.scene_id], goals, agent, self._oracle_seen.get(key[0]))
             if len(self._judged) >= JUDGED:
                 self._judged.clear()
+                self._oracle_seen.clear()
             self._judged[key] = inputs
+            self._oracle_seen[key[0]] = inputs["oracle_seen"]
         inputs = {k: type(v)(v) if isinstance(v, dict | list) else v for k, v in inputs.items()}  # each its own
         trail = self._trail[i, : self._moves[i]]
         start = self._trail[i, 0]

@@ -159,16 +159,20 @@ def _clear(grid: NavGrid, footprints: np.ndarray, cameras: np.ndarray, points: n
     return clear
 
 
-def sights(grid: NavGrid, boxes: list[Box], agent: AgentState) -> tuple[np.ndarray, np.ndarray]:
+def sights(grid: NavGrid, boxes: list[Box], agent: AgentState, oracle: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """For each box, whether the agent `sees` it and whether it `oracle_sees` it from where it stands: the
-    same answers (the same lines of sight in the same groups), every box's lines traced at once."""
+    same answers (the same lines of sight in the same groups), every box's lines traced at once. Without
+    `oracle`, only the first (the second all False)."""
     if not boxes:
         return np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)
     fine = [surface_points(b) for b in boxes]
     coarse = [surface_points(b, fine=False) for b in boxes]
     framed = _split(in_frame(np.concatenate(fine), agent.x, agent.z, agent.yaw, agent.horizon, grid), fine)
-    camera = np.array([[agent.x, agent.z]])
-    oracle_framed = _split(_oracle_framed(grid, camera, np.concatenate(coarse))[0], coarse)
+    every = np.concatenate(coarse)
+    if oracle:
+        oracle_framed = _split(_oracle_framed(grid, np.array([[agent.x, agent.z]]), every)[0], coarse)
+    else:
+        oracle_framed = _split(np.zeros(len(every), dtype=bool), coarse)
     lines, owners = [], []  # sees' lines, then the oracle's two passes, of each box
     for b, (points, seen, coarse_points, oracle_seen) in enumerate(zip(fine, framed, coarse, oracle_framed)):
         few = np.zeros(len(coarse_points), dtype=bool)
@@ -178,7 +182,7 @@ def sights(grid: NavGrid, boxes: list[Box], agent: AgentState) -> tuple[np.ndarr
     sizes = [len(p) for p in lines]
     points = np.concatenate(lines)
     footprints = _footprints([boxes[b] for b, _ in owners], sizes)
-    owner = np.repeat([2 * b + oracle for b, oracle in owners], sizes)  # sees and oracle_sees of each box
+    owner = np.repeat([2 * b + kind for b, kind in owners], sizes)  # sees and oracle_sees of each box
     clear = _clear(grid, footprints, _from(agent.x, agent.z, len(points)), points, _groups(sizes), owner)
     found = np.zeros(2 * len(boxes), dtype=bool)
     found[owner[clear]] = True
