@@ -7,6 +7,10 @@ footprint without passing through an obstacle column of the nav grid's height ma
 objects, each from its bottom to its top). Such a ray then hits the box itself, so "at least one pixel of
 the object in the frame" holds. Small movable objects do not occlude. Unlike ALFRED's interaction
 visibility (`geometry`), there is no 1.5 m reach and walls hide what is behind them.
+
+Lines of sight are traced in rounds of samples, each dropping the lines found blocked (most end at a wall
+early); an episode's end asks about every goal instance at once (`sights`, what the criteria read): the same
+lines, the same answers as asking box by box (`sees`, `oracle_sees`), for fewer passes.
 """
 
 from __future__ import annotations
