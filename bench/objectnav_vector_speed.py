@@ -5,7 +5,7 @@ run: steps/s for N = 1 .. 4096 envs (and more with --sizes), in several houses.
   an episode: what `bench/objectnav_speed.py` measures;
 * the batch with the same actions (STOP excluded: an episode ends every 500 steps), and with STOP among them
   (one action in six: an episode ends every six steps or so, each end judged by the single env's verdict
-  in Python, the batch's slow path: what the criteria read, 3-13 ms of sight tests an end);
+  in Python, the batch's slow path: what the criteria read, about 1 ms of sight tests an end);
 * both without ends (a step limit never reached): what stepping alone costs;
 * two processes stepping N/2 envs each at once (the 2 cores), for the largest N;
 * with RGB + depth + semantic at --pixel-size (128x128 by default, LoCoBot's 79 degrees): the single env and

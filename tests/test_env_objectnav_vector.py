@@ -21,6 +21,7 @@ from homesim.envs.objectnav.vector import ObjectNavVectorEnv
 from homesim.evaluation.objectnav.suite import PROTOCOLS
 from homesim.render import RenderingUnavailable
 from homesim.scenes.houses import generate_house
+from homesim.tasks.objectnav_criteria import criteria_inputs
 from homesim.world.objectnav.embodiment import LOCOBOT
 from homesim.world.objectnav.navgrid import ACTIONS, heading, nav_grid, nav_step
 from homesim.world.state import AgentState
@@ -215,3 +216,26 @@ def test_what_is_not_batched_is_a_clear_error(two_houses):
             envs.step(bad)
     with pytest.raises(ValueError, match=r"options\['episode'\]"):
         envs.reset(options={"episode": 99})
+
+
+def test_the_inputs_kept_per_pose_and_position_are_those_computed_afresh(two_houses):
+    """What the criteria read at an end is kept per goal set and pose, and oracle visibility per goal set and
+    position (the pose's yaw and horizon do not change it): at every end pose met with random STOPs, the
+    inputs kept are those `criteria_inputs` computes there from nothing."""
+    episodes, scenes = two_houses
+    envs = ObjectNavVectorEnv(64, episodes, scenes)
+    envs.reset(seed=5)
+    for actions in np.random.default_rng(5).integers(0, len(ACTIONS), size=(60, 64)):
+        envs.step(actions)
+    kept = envs._judged
+    assert len(kept) > len({entry for entry, _, _ in kept}) > 50  # positions met again in other poses
+    entries = envs._episode_base + envs._episode_start  # each episode's start in its goal set's table
+    which = np.searchsorted(envs._set_starts, entries, side="right") - 1
+    goal_sets = {int(k): (int(envs._episode_base[e]), episodes[e]) for e, k in enumerate(which)}
+    for (entry, yaw, horizon), inputs in kept.items():
+        base, episode = goal_sets[int(np.searchsorted(envs._set_starts, entry, side="right") - 1)]
+        node = entry - base
+        agent = AgentState(float(envs._x[node]), float(envs._z[node]), yaw, horizon)
+        goals = {g.object_id: g.box for g in episode.goals}
+        assert inputs == criteria_inputs(envs._grids[episode.scene_id], goals, agent)
+    assert any(inputs["oracle_seen"] for inputs in kept.values())

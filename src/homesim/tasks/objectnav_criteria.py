@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from homesim.world.objectnav.navgrid import NavGrid, surface_distance
-from homesim.world.objectnav.sight import oracle_sees, sees
+from homesim.world.objectnav.sight import sights
 from homesim.world.scene import Box
 from homesim.world.state import AgentState
 
@@ -50,15 +50,19 @@ def parse_criteria(names: str | Iterable[str]) -> tuple[str, ...]:
     return tuple(n for n in CRITERIA if n in chosen)
 
 
-def criteria_inputs(grid: NavGrid, goals: Mapping[str, Box], agent: AgentState) -> dict:
+def criteria_inputs(
+    grid: NavGrid, goals: Mapping[str, Box], agent: AgentState, oracle_seen: list[str] | None = None
+) -> dict:
     """What the criteria read where the agent ended, as JSON values: `navigable`, each goal instance's floor
     distance (`surface_distances`, metres, to 1 um), and the instances in its frame (`seen`) and in frame after
-    turning in place (`oracle_seen`)."""
+    turning in place (`oracle_seen`: given, when known from another end at the same position)."""
+    ids = list(goals)
+    seen, oracle = sights(grid, [goals[i] for i in ids], agent, oracle_seen is None)  # each `sees`, `oracle_sees`
     return {
         "navigable": grid.is_navigable(agent.x, agent.z),
         "surface_distances": {i: round(surface_distance(b, agent.x, agent.z), 6) for i, b in sorted(goals.items())},
-        "seen": sorted(i for i, b in goals.items() if sees(grid, b, agent)),
-        "oracle_seen": sorted(i for i, b in goals.items() if oracle_sees(grid, b, agent.x, agent.z)),
+        "seen": sorted(i for i, s in zip(ids, seen) if s),
+        "oracle_seen": sorted(i for i, s in zip(ids, oracle) if s) if oracle_seen is None else list(oracle_seen),
     }
 
 
