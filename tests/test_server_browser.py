@@ -151,6 +151,8 @@ def _score_with_a_worker(url: str, made, log: Path) -> None:
     worker = _homesim("challenge", "worker", "--db", url, "--poll", "0.1", "--lease", "600", log=log)
     try:
         _until(lambda: _status(made)[0] == "finished", 120, "a worker to score it")
+    except AssertionError as e:  # what the worker said, for a failure seen once and not since
+        raise AssertionError(f"{e}; status {_status(made)}; the worker said: {log.read_text()}") from None
     finally:
         worker.send_signal(signal.SIGINT)
         worker.wait(timeout=20)
@@ -176,7 +178,10 @@ def test_a_worker_killed_as_it_scores_loses_nothing_and_scores_once(tmp_path):
     url, made, local = _turning_challenge(tmp_path)
     first = _homesim("challenge", "worker", "--db", url, "--poll", "0.1", "--lease", "2", log=tmp_path / "first.log")
     # the kill lands as soon as the claim shows; on a fast machine the scoring may be over by then
-    _until(lambda: _status(made)[0] != "queued", 180, "the first worker to claim it")
+    try:
+        _until(lambda: _status(made)[0] != "queued", 180, "the first worker to claim it")
+    except AssertionError as e:
+        raise AssertionError(f"{e}; the worker said: {(tmp_path / 'first.log').read_text()}") from None
     first.kill()
     first.wait(timeout=10)
     left = _status(made)  # what the killed worker left: finished (it was quicker) or running under its lease
