@@ -31,6 +31,8 @@ DEFAULT_DB = "sqlite:///homesim-server.db"
 ServerOption = Annotated[str, typer.Option(help="the challenge server's address, http://host:port")]
 TokenOption = Annotated[str, typer.Option(envvar="HOMESIM_TOKEN", help="your team's token (or $HOMESIM_TOKEN)")]
 MethodOption = Annotated[str, typer.Option(help="your method's name on the leaderboard")]
+ChallengeOption = Annotated[str, typer.Option(help="the challenge's slug")]
+PhaseOption = Annotated[str, typer.Option(help="the phase's slug")]
 
 
 def _sessions(db: str):
@@ -80,7 +82,7 @@ def _when(text: str | None, option: str):
 
 @challenge_app.command("phase")
 def phase(
-    challenge: Annotated[str, typer.Option(help="the challenge's slug")],
+    challenge: ChallengeOption,
     slug: Annotated[str, typer.Option(help="the phase's slug: a new one is added, an existing one changed")],
     title: Annotated[str | None, typer.Option(help="its title (a new phase: the slug)")] = None,
     split: Annotated[
@@ -136,8 +138,8 @@ def phase(
 
 @challenge_app.command("baseline")
 def baseline(
-    challenge: Annotated[str, typer.Option(help="the challenge's slug")],
-    phase: Annotated[str, typer.Option(help="the phase's slug")],
+    challenge: ChallengeOption,
+    phase: PhaseOption,
     agent: Annotated[
         str, typer.Option(help="an agent homesim evaluate takes: expert, random, a checkpoint, module:Class")
     ],
@@ -194,7 +196,7 @@ def team(
 
 @challenge_app.command("public-split")
 def public_split(
-    challenge: Annotated[str, typer.Option(help="the challenge's slug")],
+    challenge: ChallengeOption,
     out: Annotated[Path, typer.Option(help="the folder to write")],
     db: DbOption = DEFAULT_DB,
 ) -> None:
@@ -311,8 +313,8 @@ def serve(
 def run_remote(
     server: ServerOption,
     token: TokenOption,
-    challenge: Annotated[str, typer.Option(help="the challenge's slug")],
-    phase: Annotated[str, typer.Option(help="the phase's slug")],
+    challenge: ChallengeOption,
+    phase: PhaseOption,
     agent: Annotated[str, typer.Option(help="your agent: module.path:ClassName, a checkpoint, or a built-in name")],
     method: MethodOption,
     seed: Annotated[int, typer.Option(help="the agent's seed")] = 0,
@@ -348,8 +350,8 @@ def run_remote(
 def submit_command(
     server: ServerOption,
     token: TokenOption,
-    challenge: Annotated[str, typer.Option(help="the challenge's slug")],
-    phase: Annotated[str, typer.Option(help="the phase's slug")],
+    challenge: ChallengeOption,
+    phase: PhaseOption,
     file: Annotated[Path, typer.Option(exists=True, dir_okay=False, help="the action file")],
     method: MethodOption,
     paper_url: Annotated[str, typer.Option(help="a link to the paper")] = "",
