@@ -39,7 +39,7 @@ from rich.console import Console
 from rich.table import Table
 
 from homesim.datasets.handmethat import generate as generation
-from homesim.datasets.handmethat.export import write_handmethat
+from homesim.datasets.handmethat.export import EPISODES_FOLDER, write_handmethat
 from homesim.datasets.handmethat.files import read_handmethat_file, state_from_object_dict
 from homesim.language.handmethat.pragmatics import help_values, pragmatics, useful_objects
 from homesim.language.handmethat.utterances import objects_of
@@ -151,7 +151,7 @@ def generated(episodes: int, seed: int, folder: Path) -> Path:
         write_handmethat(folder, {"generated": [generation.make_episode(seed, i)[0] for i in range(episodes)]})
     finally:
         generation.sample_goal, generation.ask = original_goal, original_ask
-    return folder / "generated"
+    return folder / EPISODES_FOLDER
 
 
 def main() -> None:
@@ -164,7 +164,10 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         folder = generated(args.generated, args.seed, Path(scratch)) if args.generated else args.episodes
-        rows = [compare(p, args.draws) for p in sorted(folder.glob("*.json"))]
+        files = sorted(folder.glob("*.json"))
+        if not files:
+            parser.exit(2, f"{folder}: no episode files (*.json) to compare\n")
+        rows = [compare(p, args.draws) for p in files]
     table = Table(title=f"homesim's pragmatics on their samples: {folder}")
     columns = ("file", "level", "sets =", "level (their sets)", "level (our reading)", "reading =", "A(r) =")
     for column in (*columns, "P_L(theirs)", "P_S(their u)", "A(g) =", "P(their A(g))", "level (end to end)"):

@@ -200,15 +200,21 @@ def test_at_other_cuts_of_their_plans_the_next_thing_picked_up_is_useful(handmet
     assert missed == [("task-bring_me-46-1-2.json", 9)]
 
 
+def agreement_bench():
+    """bench/handmethat_rsa_agreement.py as a module."""
+    path = Path(__file__).resolve().parents[1] / "bench" / "handmethat_rsa_agreement.py"
+    spec = importlib.util.spec_from_file_location("handmethat_rsa_agreement", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return bench
+
+
 def test_the_authors_samples_end_to_end(handmethat_samples) -> None:
     """bench/handmethat_rsa_agreement.py's measurement. Their A(g) depends on their process's set order:
     homesim gives theirs in every draw on 20 samples, in some on the other 4 (in the scene's order on all
     but task-bring_me-26-0-2, whose A(g) came from a run that put the beer can on the table); the level
     end to end, and our listener's reading with their A(g), agree on all 24."""
-    path = Path(__file__).resolve().parents[1] / "bench" / "handmethat_rsa_agreement.py"
-    spec = importlib.util.spec_from_file_location("handmethat_rsa_agreement", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = agreement_bench()
     files = sorted(handmethat_samples.glob("*.json"))
     rows = [bench.compare(p, draws=0) for p in files]
     assert len(rows) == 24
@@ -219,3 +225,13 @@ def test_the_authors_samples_end_to_end(handmethat_samples) -> None:
     sensitive = {f"task-bring_me-{n}.json" for n in ("26-0-2", "35-1-3", "54-0-3", "66-0-2")}
     assert {f for f, p in drawn.items() if p < 1} == sensitive and min(drawn.values()) > 0.3
     assert json.dumps(rows)  # the bench's rows are what it writes as JSON
+
+
+def test_the_agreement_bench_compares_generated_episodes(tmp_path) -> None:
+    """`--generated N` hands the comparison N files in their layout (it once looked in the wrong folder and
+    compared none)."""
+    bench = agreement_bench()
+    files = sorted(bench.generated(2, 11, tmp_path).glob("*.json"))
+    assert len(files) == 2
+    rows = [bench.compare(p, draws=0) for p in files]
+    assert all(r["sets_equal"] for r in rows)
