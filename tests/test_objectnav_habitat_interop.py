@@ -198,6 +198,8 @@ def test_habitats_category_tables(tmp_path):
     args = "generate objectnav --houses 3 --episodes 3 --seed 4 --format habitat --categories hm3d".split()
     result = CliRunner().invoke(app, [*args, "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
+    assert "whose category hm3d lacks" in result.output
+    assert "gave fewer" not in result.output  # the episodes left out are not blamed on the generator
     with gzip.open(tmp_path / "val" / "val.json.gz", "rt") as f:
         top = json.load(f)
     assert top["category_to_task_category_id"] == {"chair": 0, "bed": 1, "plant": 2, "toilet": 3, "tv_monitor": 4,
@@ -332,8 +334,8 @@ def test_habitats_own_loader_reads_the_export(exported):
     stop within habitat's success distance of a view point."""
     module = pytest.importorskip(
         "habitat.datasets.object_nav.object_nav_dataset",
-        reason="habitat-lab is not importable here (it is not installable from PyPI as a package homesim relies "
-        "on); the tests above check the export against its conventions instead",
+        reason="habitat-lab is not importable here (its package imports habitat-sim, which is not on PyPI); the "
+        "tests above check the export against its conventions instead",
     )
     geometry = pytest.importorskip("habitat.utils.geometry_utils")
     nav = pytest.importorskip("habitat.tasks.nav.nav")
