@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import gymnasium
 import pytest
@@ -109,6 +110,18 @@ def test_look_and_examine_are_free_inventory_costs_one_and_help_lists_the_comman
     assert observation.startswith("You are holding nothing.\nRecall your task:\n\nThe human agent has taken")
     observation, reward, *_ = env.step("help")
     assert reward == -1 and "question: can you say it clearly;" in observation
+
+
+def test_the_rules_a_text_agent_reads_say_what_each_command_costs_in_the_env(episodes):
+    """The suite's rules (what an LLM agent is told) name the free commands; the env charges exactly those 0."""
+    from homesim.evaluation.handmethat.suite import RULES
+
+    free = re.search(r"([a-z, ]+) cost nothing", RULES).group(1).replace(" and ", ", ").split(", ")
+    env = HandMeThatEnv(episodes, observability="partial")
+    env.reset(options={"episode": 0})
+    for said in ("look", "examine", "inventory", "help"):
+        _, reward, *_ = env.step(said)
+        assert (reward == 0) == (said in free), (said, reward, free)
 
 
 def test_questions_are_answered_from_the_hidden_meaning_and_cost_apart(episodes):

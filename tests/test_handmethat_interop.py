@@ -35,6 +35,7 @@ from typer.testing import CliRunner
 from homesim.cli import app
 from homesim.datasets.handmethat.export import DATA_INFO, EPISODES_FOLDER, episode_to_json, write_handmethat
 from homesim.datasets.handmethat.files import read_handmethat_file, read_handmethat_files
+from homesim.envs.handmethat import HandMeThatEnv
 from homesim.errors import DataError
 from homesim.language.handmethat.text import Names, Viewer
 from homesim.tasks.handmethat.goals import sample_goal, template_indices
@@ -232,6 +233,31 @@ def test_states_are_written_in_their_files_order(handmethat_samples):
         theirs = json.loads(file.read_text())["current_object_dict"]
         ours = episode_to_json(read_handmethat_file(file))["current_object_dict"]
         assert [list(o["states"]) for o in ours.values()] == [list(o["states"]) for o in theirs.values()], file.name
+
+
+def test_the_documented_differences_from_their_valid_commands(exported):
+    """docs/suites/handmethat.md: homesim offers `open X` for a closed receptacle with nothing inside (theirs only
+    for one holding something), and understands their numbered spelling of a receptacle that is the only one of
+    its type as well as its own."""
+    empty_offered = numbered_understood = 0
+    for file in files(exported):
+        env = HandMeThatEnv([read_handmethat_file(file)], "full")
+        env.reset(options={"episode": 0})
+        names = Names(env.state)
+        for location in [n for n, t in env.state.things.items() if t.category.cls == "LOCATION"]:
+            env.step(f"move to {location}")
+            things = env.state.things  # only opened and closed again below: what holds what stays as it is
+            for said in env.admissible_commands():
+                word = said.removeprefix("open ")
+                thing = things.get(names.by_label.get(word) or names.unique.get(word)) if word != said else None
+                name = thing and thing.name
+                if thing is not None and thing.category.cls == "RECEPTACLE" and thing.parent == location:
+                    empty_offered += not any(t.parent == name for t in things.values())
+                    if "#" in name and sum(n.split("#")[0] == thing.type for n in things) == 1:
+                        _, _, _, _, info = env.step(f"open {name.replace('#', ' ')}")
+                        numbered_understood += info["last_command_success"]
+                        env.step(f"close {thing.type}")
+    assert empty_offered > 0 and numbered_understood > 0, (empty_offered, numbered_understood)
 
 
 @pytest.mark.slow

@@ -22,6 +22,7 @@ import json
 import math
 from collections import Counter
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -111,7 +112,21 @@ def contents(out: Path):
             yield file, json.load(f)
 
 
-def replay(out: Path, splits, scenes) -> tuple[list[float], int]:
+class WrittenRules:
+    """habitat's motion and sensors as the conventions above write them (quaternions as (w, x, y, z))."""
+
+    def start(self, raw):
+        return np.array(raw["start_position"], dtype=float), from_coeffs(raw["start_rotation"])
+
+    def step(self, position, rotation, action):
+        return habitat_step(position, rotation, action)
+
+    def sensors(self, position, rotation, raw):
+        p0, q0 = self.start(raw)
+        return habitat_gps(position, p0, q0), habitat_compass(rotation, q0)
+
+
+def replay(out: Path, splits, scenes, rules=WrittenRules()) -> tuple[list[float], int]:
     """Each episode's `shortest_paths` replayed by habitat's rules beside homesim's env playing the same ids:
     at every step habitat's pose is homesim's mirrored (x -> -x) and its GPS is homesim's, up to the lattice's
     drift on diagonal moves, and its compass is homesim's negated. Returns each replay's metres from the file's
@@ -121,20 +136,17 @@ def replay(out: Path, splits, scenes) -> tuple[list[float], int]:
     ends, compared = [], 0
     for _, content in contents(out):
         for raw in content["episodes"]:
-            p0 = np.array(raw["start_position"], dtype=float)
-            q0 = from_coeffs(raw["start_rotation"])
-            position, rotation = p0, q0
+            position, rotation = rules.start(raw)
             observation, _ = env.reset(options={"episode": ours[raw["episode_id"]]})
             moves = 0
             for action in raw["shortest_paths"][0]:
-                position, rotation = habitat_step(position, rotation, action)
+                position, rotation = rules.step(position, rotation, action)
                 observation, *_ = env.step(action)
                 moves += action == 1
                 mirrored = np.array([-env.agent.x, 0.0, env.agent.z])  # homesim's pose in habitat's frame
                 assert np.abs(position - mirrored).max() <= DRIFT * moves + 1e-9, raw["episode_id"]
-                gps = habitat_gps(position, p0, q0)
+                gps, compass = rules.sensors(position, rotation, raw)  # compass: left turns; homesim's: right
                 assert np.abs(gps - observation["gps"]).max() <= DRIFT * moves + 1e-5
-                compass = habitat_compass(rotation, q0)  # left turns; homesim's counts right turns
                 assert math.isclose(math.cos(compass), math.cos(-observation["compass"][0]), abs_tol=1e-6)
                 assert math.isclose(math.sin(compass), math.sin(-observation["compass"][0]), abs_tol=1e-6)
                 compared += 1
@@ -186,6 +198,8 @@ def test_habitats_category_tables(tmp_path):
     args = "generate objectnav --houses 3 --episodes 3 --seed 4 --format habitat --categories hm3d".split()
     result = CliRunner().invoke(app, [*args, "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
+    assert "whose category hm3d lacks" in result.output
+    assert "gave fewer" not in result.output  # the episodes left out are not blamed on the generator
     with gzip.open(tmp_path / "val" / "val.json.gz", "rt") as f:
         top = json.load(f)
     assert top["category_to_task_category_id"] == {"chair": 0, "bed": 1, "plant": 2, "toilet": 3, "tv_monitor": 4,
@@ -282,16 +296,51 @@ def test_import_habitat_checks_its_files_against_input_models(exported, tmp_path
     assert message.startswith(str(file)) and field in message and "\n" not in message, message
 
 
+class HabitatsOwnRules:
+    """habitat's motion with habitat-lab's quaternion helpers (habitat-sim's default controls: MOVE_FORWARD
+    along the body's -z, TURN_LEFT/RIGHT +/-30 degrees about its +y) and habitat-lab's own GPS and compass
+    sensors, asked for the replayed pose through the one method they call on a simulator."""
+
+    def __init__(self, nav, geometry, quaternion):
+        self.geometry, self.quaternion = geometry, quaternion
+        self.pose = None
+        self.gps = nav.EpisodicGPSSensor(self, SimpleNamespace(dimensionality=2))
+        self.compass = nav.EpisodicCompassSensor(self, None)
+
+    def get_agent_state(self):
+        return self.pose
+
+    def start(self, raw):
+        return np.array(raw["start_position"], dtype=float), self.geometry.quaternion_from_coeff(raw["start_rotation"])
+
+    def step(self, position, rotation, action):
+        if action == 1:
+            return position + self.geometry.quaternion_rotate_vector(rotation, np.array([0.0, 0.0, -FORWARD])), rotation
+        if action in (2, 3):
+            turn = math.radians(TURN if action == 2 else -TURN)
+            return position, rotation * self.quaternion.from_rotation_vector([0.0, turn, 0.0])
+        return position, rotation
+
+    def sensors(self, position, rotation, raw):
+        self.pose = SimpleNamespace(position=position, rotation=rotation)
+        episode = SimpleNamespace(start_position=raw["start_position"], start_rotation=raw["start_rotation"])
+        return self.gps.get_observation(None, episode), float(self.compass.get_observation(None, episode)[0])
+
+
 def test_habitats_own_loader_reads_the_export(exported):
     """Where habitat-lab is importable: its ObjectNavDatasetV1 loads every content file, attaches the goals
-    and view points, and its geometry helpers give the poses the conventions above give."""
+    and view points with habitat's declared types, reads the shortest paths as the files hold them, and the
+    paths replayed with habitat-lab's quaternions and its own GPS and compass sensors follow homesim's env and
+    stop within habitat's success distance of a view point."""
     module = pytest.importorskip(
         "habitat.datasets.object_nav.object_nav_dataset",
-        reason="habitat-lab is not importable here (it is not installable from PyPI as a package homesim relies "
-        "on); the tests above check the export against its conventions instead",
+        reason="habitat-lab is not importable here (its package imports habitat-sim, which is not on PyPI); the "
+        "tests above check the export against its conventions instead",
     )
     geometry = pytest.importorskip("habitat.utils.geometry_utils")
-    out, splits, _ = exported
+    nav = pytest.importorskip("habitat.tasks.nav.nav")
+    quaternion = pytest.importorskip("quaternion")
+    out, splits, scenes = exported
     loaded = 0
     for _, content in contents(out):
         dataset = module.ObjectNavDatasetV1()
@@ -301,8 +350,12 @@ def test_habitats_own_loader_reads_the_export(exported):
             assert isinstance(episode.goals[0].object_id, str) and isinstance(
                 episode.goals[0].view_points[0].iou, float
             )
+            assert [p.action for p in episode.shortest_paths[0]] == raw["shortest_paths"][0]
+            assert list(episode.start_position) == raw["start_position"]
             q = geometry.quaternion_from_coeff(raw["start_rotation"])
             ahead = geometry.quaternion_rotate_vector(q, np.array([0.0, 0.0, -1.0]))
             assert ahead == pytest.approx(rotate(from_coeffs(raw["start_rotation"]), (0.0, 0.0, -1.0)), abs=1e-6)
             loaded += 1
     assert loaded == sum(map(len, splits.values()))
+    ends, compared = replay(out, splits, scenes, HabitatsOwnRules(nav, geometry, quaternion))
+    assert len(ends) == loaded and compared > 100 and max(ends) < SUCCESS_DISTANCE

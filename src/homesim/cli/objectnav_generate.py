@@ -91,6 +91,7 @@ def generate_objectnav(
     settings = source | {"episodes": episodes, "format": format, "layouts": str(layouts), "categories": categories}
     with output_folder(out, FORMATS[format], settings, overwrite) as (work, journal):
         splits, used, rejected = generate(houses, episodes, seed, runs_on, progress, places, journal)
+        generated = {s: len(e) for s, e in splits.items()}  # before a category table leaves any out
         if format == "habitat":
             left_out = write_habitat(work, splits, used, categories)
             if left_out:
@@ -118,10 +119,10 @@ def generate_objectnav(
             str(len({e.object_category for e in made})),
         )
     console.print(table)
-    for split, made in splits.items():
-        if len(made) < episodes:
+    for split, count in generated.items():
+        if count < episodes:
             console.print(
-                f"[yellow]{split}: {len(made)} of the {episodes} episodes asked for:[/] some of its scenes gave fewer"
+                f"[yellow]{split}: {count} of the {episodes} episodes asked for:[/] some of its scenes gave fewer"
                 f" in {TRIES_PER_EPISODE} tries an episode that pass the filters (the rejections below say why)"
             )
     if rejected:

@@ -239,8 +239,8 @@ def options(given: Mapping[str, object], own: Mapping[str, object]) -> dict:
 
 RULES = (
     "You are a robot in a house. A human has been working towards a goal; they stopped and asked you for"
-    " something. Work out what they want and do it. Each turn, say one command.\n" + HELP + "look, examine and"
-    " inventory cost nothing; any other command costs 1, a question 10 (\"question: can you say it clearly\" 30);"
+    " something. Work out what they want and do it. Each turn, say one command.\n" + HELP + "look and examine cost"
+    " nothing; any other command (inventory too) costs 1, a question 10 (\"question: can you say it clearly\" 30);"
     f" reaching the human's goal scores 100. You have {MAX_STEPS} commands; say stop to give up."
 )
 QUESTIONS = tuple(
