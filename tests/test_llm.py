@@ -232,6 +232,7 @@ def test_offline_prompts_and_answers_round_trip(tmp_path):
 def test_bad_input_is_one_line(tmp_path, monkeypatch):
     unreachable = run("evaluate", "--agent", "llm", "--llm-base-url", "http://127.0.0.1:9/v1", "--out", tmp_path / "a")
     assert unreachable.exit_code != 0 and "cannot reach http://127.0.0.1:9/v1" in said(unreachable)
+    assert not (tmp_path / "a.llm_cache.sqlite").exists()  # nothing made for a run that never started
     with StandIn(lambda body: "", max_requests=20, lifetime=60) as standin:
         standin.model = "other"
         missing = run(
@@ -266,11 +267,13 @@ def test_a_cache_of_another_model_is_refused_in_one_line(tmp_path):
         result = run("evaluate", "--agent", "llm", "--llm-base-url", standin.url, "--llm-model", "other",
                      "--llm-cache", tmp_path.parent / f"{tmp_path.name}.cache.sqlite", "--interface", "text",
                      "--out", tmp_path / "b")  # fmt: skip
+        (tmp_path / "garbage.sqlite").write_bytes(b"not a database at all" * 100)
+        broken = run("evaluate", "--agent", "llm", "--llm-base-url", standin.url, "--llm-model", "other",
+                     "--llm-cache", tmp_path / "garbage.sqlite", "--out", tmp_path / "c")  # fmt: skip
     assert result.exit_code != 0 and "meta.model: holds answers of model 'stand-in', not 'other'" in said(result)
-    (tmp_path / "garbage.sqlite").write_bytes(b"not a database at all" * 100)
-    broken = run("evaluate", "--agent", "llm", "--llm-base-url", "http://127.0.0.1:9/v1", "--llm-cache",
-                 tmp_path / "garbage.sqlite", "--out", tmp_path / "c")  # fmt: skip
+    assert "Invalid value for --llm-cache" in said(result)  # the option to change, not the endpoint's
     assert broken.exit_code != 0 and "garbage.sqlite: (file): not an answer cache" in said(broken)
+    assert "Invalid value for --llm-cache" in said(broken)
 
 
 def test_a_huge_answer_is_read_only_so_far_and_kept_short(tmp_path):
