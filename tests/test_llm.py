@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from fastapi.testclient import TestClient
 from llm_standin import Reply, StandIn, expert_model
 from test_evaluate import run, said
 
@@ -23,6 +24,8 @@ from homesim.evaluation.records import read_records
 from homesim.evaluation.suites import SUITES, load_agent, suite_named
 from homesim.llm.agent import LLMAgent
 from homesim.llm.report import compare
+from homesim.web.viewer import create_viewer
+from homesim.web.viewing import load_sources
 
 MODEL = "stand-in"
 
@@ -232,6 +235,7 @@ def test_offline_prompts_and_answers_round_trip(tmp_path):
 def test_bad_input_is_one_line(tmp_path, monkeypatch):
     unreachable = run("evaluate", "--agent", "llm", "--llm-base-url", "http://127.0.0.1:9/v1", "--out", tmp_path / "a")
     assert unreachable.exit_code != 0 and "cannot reach http://127.0.0.1:9/v1" in said(unreachable)
+    assert not (tmp_path / "a.llm_cache.sqlite").exists()  # nothing made for a run that never started
     with StandIn(lambda body: "", max_requests=20, lifetime=60) as standin:
         standin.model = "other"
         missing = run(
@@ -266,11 +270,13 @@ def test_a_cache_of_another_model_is_refused_in_one_line(tmp_path):
         result = run("evaluate", "--agent", "llm", "--llm-base-url", standin.url, "--llm-model", "other",
                      "--llm-cache", tmp_path.parent / f"{tmp_path.name}.cache.sqlite", "--interface", "text",
                      "--out", tmp_path / "b")  # fmt: skip
+        (tmp_path / "garbage.sqlite").write_bytes(b"not a database at all" * 100)
+        broken = run("evaluate", "--agent", "llm", "--llm-base-url", standin.url, "--llm-model", "other",
+                     "--llm-cache", tmp_path / "garbage.sqlite", "--out", tmp_path / "c")  # fmt: skip
     assert result.exit_code != 0 and "meta.model: holds answers of model 'stand-in', not 'other'" in said(result)
-    (tmp_path / "garbage.sqlite").write_bytes(b"not a database at all" * 100)
-    broken = run("evaluate", "--agent", "llm", "--llm-base-url", "http://127.0.0.1:9/v1", "--llm-cache",
-                 tmp_path / "garbage.sqlite", "--out", tmp_path / "c")  # fmt: skip
+    assert "Invalid value for --llm-cache" in said(result)  # the option to change, not the endpoint's
     assert broken.exit_code != 0 and "garbage.sqlite: (file): not an answer cache" in said(broken)
+    assert "Invalid value for --llm-cache" in said(broken)
 
 
 def test_a_huge_answer_is_read_only_so_far_and_kept_short(tmp_path):
@@ -331,6 +337,18 @@ def test_report_table_llm_by_task_type_and_by_level(tmp_path, handmethat_samples
     levels = run("report", tmp_path / "hmt", "--table", "llm")
     assert levels.exit_code == 0 and "by level" in levels.output and "level 1" in levels.output
     assert run("report", tmp_path / "hmt").exit_code == 0  # the summary with its agent part recomputes alike
+
+
+def test_the_models_replies_are_shown_in_the_viewer_step_by_step(tmp_path):
+    replies = iter(["Thought: first I look around.\nAction: look", "I would like a sandwich."])
+    with StandIn(lambda body: next(replies, "Action: inventory"), max_requests=50, lifetime=60) as standin:
+        _, records = _evaluate("alfred", None, standin.url, tmp_path / "run", "text", examples=0, max_steps=2)
+    client = TestClient(create_viewer(load_sources([tmp_path / "run"])))
+    page = client.get("/s/0/1", params={"step": 1}).text
+    shown = page.split('class="scroll transcript replies"')[1].split("</div>")[0]
+    assert 'data-at="1">Thought: first I look around.\nAction: look\n-&gt; look (exact)</pre>' in shown
+    assert 'data-at="2" hidden>I would like a sandwich.\n-&gt; invalid: unparseable</pre>' in shown
+    assert records[0].actions[0] == ["look", None]
 
 
 def test_the_embodied_experts_hint_says_its_subgoal_even_for_an_object_sliced_away(alfred_samples, alfred_layouts):

@@ -172,6 +172,8 @@ def evaluate_command(
         raise typer.BadParameter(str(e), param_hint="--agent") from e
     try:
         getattr(loaded, "check", lambda: None)()  # an endpoint that cannot answer is said now, not per episode
+    except DataError as e:  # the answer cache's
+        raise typer.BadParameter(str(e), param_hint="--llm-cache") from e
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="--llm-base-url") from e
     given = {"criteria": criteria, "success_distance": success_distance, "observability": observability}

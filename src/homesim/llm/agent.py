@@ -94,10 +94,11 @@ class LLMAgent:
         self.reset(TaskSpec("", "", ()))
 
     def check(self) -> None:
-        """Raises `EndpointError` (or `DataError` for a cache of another model) before a run, not in it."""
+        """Raises `EndpointError` (or `DataError` for a cache of another model) before a run, not in it. The
+        endpoint first: a run that cannot start leaves no empty cache behind."""
+        self.endpoint.check(self.settings.model)
         if self.cache is not None:
             len(self.cache)
-        self.endpoint.check(self.settings.model)
 
     # --- the agent protocol ----------------------------------------------------------------------------
 

@@ -2,8 +2,9 @@
 95% intervals and its result plots), and an episode's page, alone or beside the same episode in another run:
 a step slider with play/pause, the egocentric picture at that step drawn on demand (RGB, depth, instance
 segmentation, the next action's target mask), the map with the path so far and the goals, the actions with
-each failure's message, the suite's figures over the steps, the sub-goal timeline and the text games'
-transcript. What is drawn, and how, is the suite's (`Suite.replay`); nothing here names a suite.
+each failure's message, the suite's figures over the steps, the sub-goal timeline, the text games' transcript
+and the agent's own replies where its record keeps them (an LLM's). What is drawn, and how, is the suite's
+(`Suite.replay`); nothing here names a suite.
 
 Addresses: `/` (every episode), `/s/I` (source I), `/s/I/N` (its N-th episode, from 1; `?compare=J` adds
 source J's), `/s/I/N/frame/STEP.png?image=rgb|depth|segmentation|mask`, `/s/I/N/map/STEP.png`,
@@ -59,6 +60,21 @@ def timeline(replay: Replay) -> list[dict]:
     for bar in bars:
         bar["width"] = 100 * bar["steps"] / total
     return bars
+
+
+def agent_replies(row: Row) -> list[tuple[int, str]]:
+    """What the agent wrote for each action, where its record keeps it (`measures["agent"]["transcript"]`, the
+    LLM agent's [reply, command or None, how]), each with the step its action led to (a last reply that ended
+    the episode without an action: its last step)."""
+    agent = row.record.measures.get("agent") if row.record is not None else None
+    kept = agent.get("transcript") if isinstance(agent, dict) else None
+    if not isinstance(kept, list):
+        return []
+    last = len(row.record.actions)
+    return [
+        (min(k + 1, last), f"{reply}\n-> {command} ({how})" if command else f"{reply}\n-> invalid: {how}")
+        for k, (reply, command, how) in enumerate(kept)
+    ]
 
 
 def create_viewer(sources: list[Source]) -> FastAPI:
@@ -146,7 +162,8 @@ def create_viewer(sources: list[Source]) -> FastAPI:
         except NotPlayable as e:
             replay, problem = None, str(e)
         base = f"/s/{source.index}/{row.number}"
-        return {"source": source, "row": row, "replay": replay, "problem": problem, "base": base}
+        return {"source": source, "row": row, "replay": replay, "problem": problem, "base": base,
+                "replies": agent_replies(row)}  # fmt: skip
 
     def figures_over_steps(panes: list[dict]) -> None:
         """Each pane's figures over its steps, a figure on one scale in every pane (0 included)."""
