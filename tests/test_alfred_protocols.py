@@ -87,6 +87,26 @@ def test_alfreds_code_empties_the_cleaned_set_when_the_basin_is_empty():
     assert code_history(scene, inside, inside, "ToggleObjectOff", faucet) is inside
 
 
+@pytest.mark.parametrize(
+    "appliance, cls, action, history",
+    [
+        ("Microwave|+01.00|+01.00|+01.00", "Microwave", "ToggleObjectOn", "heated"),
+        ("Fridge|+01.00|+00.00|+01.00", "Fridge", "CloseObject", "cooled"),
+    ],
+)
+def test_alfreds_code_empties_the_heated_and_cooled_sets_when_the_appliance_is_empty(appliance, cls, action, history):
+    mug = "Mug|+05.00|+00.90|+01.00"
+    scene = _scene(_fixed(appliance, 1.0))
+    empty = _state(ObjectState(appliance, cls), ObjectState(mug, "Mug", (5.0, 0.9, 1.0)), **{history: frozenset({mug})})
+    assert getattr(code_history(scene, empty, empty, action, appliance), history) == frozenset()
+    inside = _state(
+        ObjectState(appliance, cls),
+        ObjectState(mug, "Mug", (1.0, 0.9, 1.0), parent=appliance),
+        **{history: frozenset({"Apple|0|0|0"})},
+    )
+    assert getattr(code_history(scene, inside, inside, action, appliance), history) == {"Apple|0|0|0", mug}
+
+
 @pytest.mark.parametrize("protocol", PROTOCOLS, ids=lambda p: p.name)
 def test_the_expert_cools_in_an_empty_fridge_under_each_protocol(protocol, alfred_samples, alfred_layouts):
     # the fridge holds nothing but what the expert cools: closing it after taking the pan out empties the cooled
