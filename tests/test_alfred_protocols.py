@@ -2,12 +2,15 @@
 code (`env/tasks.py`, `env/thor_env.py`, `models/eval/eval_task.py`) matches classes by substring of the
 object id, reads a receptacle's direct contents, empties a history set when the receptacle holds nothing,
 and drops the episodes that stop at step 0; homesim's default reading does none of these. Both count the
-10th failed action as ALFRED's code does: not at all."""
+10th failed action as ALFRED's code does: not at all. The live expert reaches the goal under either (a real
+trajectory's empty fridge)."""
 
 from __future__ import annotations
 
 import pytest
 
+from homesim.datasets.sources import read_episodes
+from homesim.envs.alfred.embodied import AlfredEnv
 from homesim.evaluation.alfred.suite import PROTOCOLS, counted
 from homesim.evaluation.evaluate import EvaluationConfig, summary_of
 from homesim.evaluation.records import EpisodeRecord
@@ -82,6 +85,45 @@ def test_alfreds_code_empties_the_cleaned_set_when_the_basin_is_empty():
     )
     assert code_history(scene, inside, inside, "ToggleObjectOn", faucet).cleaned == {"Apple|0|0|0", mug}
     assert code_history(scene, inside, inside, "ToggleObjectOff", faucet) is inside
+
+
+@pytest.mark.parametrize(
+    "appliance, cls, action, history",
+    [
+        ("Microwave|+01.00|+01.00|+01.00", "Microwave", "ToggleObjectOn", "heated"),
+        ("Fridge|+01.00|+00.00|+01.00", "Fridge", "CloseObject", "cooled"),
+    ],
+)
+def test_alfreds_code_empties_the_heated_and_cooled_sets_when_the_appliance_is_empty(appliance, cls, action, history):
+    mug = "Mug|+05.00|+00.90|+01.00"
+    scene = _scene(_fixed(appliance, 1.0))
+    empty = _state(ObjectState(appliance, cls), ObjectState(mug, "Mug", (5.0, 0.9, 1.0)), **{history: frozenset({mug})})
+    assert getattr(code_history(scene, empty, empty, action, appliance), history) == frozenset()
+    inside = _state(
+        ObjectState(appliance, cls),
+        ObjectState(mug, "Mug", (1.0, 0.9, 1.0), parent=appliance),
+        **{history: frozenset({"Apple|0|0|0"})},
+    )
+    assert getattr(code_history(scene, inside, inside, action, appliance), history) == {"Apple|0|0|0", mug}
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS, ids=lambda p: p.name)
+def test_the_expert_cools_in_an_empty_fridge_under_each_protocol(protocol, alfred_samples, alfred_layouts):
+    # the fridge holds nothing but what the expert cools: closing it after taking the pan out empties the cooled
+    # set by ALFRED's code, so under alfred-code the expert leaves it open (it used to cool again until 1000 steps)
+    trial = "train/pick_cool_then_place_in_recep-Pan-None-StoveBurner-23/trial_T20190906_220116_510303"
+    source = read_episodes(alfred_samples / trial / "traj_data.json", alfred_layouts)
+    env = AlfredEnv(source.splits["train"], source.scenes, expert_hints=True, rules=protocol.settings)
+    _, info = env.reset(options={"episode": 0})
+    (fridge,) = [o for o in env.state.objects if o.startswith("Fridge|")]
+    assert env.state.children(fridge) == []
+    actions = []
+    while info["expert_action"].name != "Stop" and len(actions) < 100:
+        actions.append(info["expert_action"])
+        *_, info = env.step({"action": actions[-1].name, "target": actions[-1].target})
+    met, total = goal_conditions(env.scene, env.state, env.episode.goal, reading=env.reading)
+    assert met == total == 3 and len(actions) < 100
+    assert env.state.objects[fridge].is_open == (protocol.settings["history_sets"] == "code")
 
 
 def _record(path_length: int, success: bool, reference: int = 10) -> EpisodeRecord:

@@ -41,3 +41,14 @@ def test_every_import_points_downward():
     assert set(RANKS) >= {p.name.removesuffix(".py") for p in root.iterdir() if not p.name.startswith("__init")} - {
         "__pycache__"
     }
+
+
+def test_the_design_pages_diagram_draws_these_layers_in_this_order():
+    page = (Path(__file__).resolve().parents[1] / "docs" / "design.md").read_text()
+    diagram = page.split("The layers import downward only", 1)[1].split("```")[1]
+    drawn = [  # each line's layers: the names before the description (two or more spaces)
+        set(re.split(r"\s{2,}", line.strip().removeprefix("└─").strip())[0].split(", "))
+        for line in diagram.strip().splitlines()
+    ]
+    ranked = [{name for name, r in RANKS.items() if r == rank} for rank in sorted(set(RANKS.values()), reverse=True)]
+    assert drawn == ranked

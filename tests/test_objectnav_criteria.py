@@ -1,12 +1,14 @@
 """ObjectNav's success criteria (the working group's four, oracle visibility and habitat's distance to goal)
 where an agent stops beside a house plant in a generated house: 0.99 m from its surface passes proximity and
 1.01 m fails; facing away fails strict visibility but passes oracle visibility; ending without STOP fails;
-the criteria follow from the inputs a record keeps, and SPL's undefined cases read as each protocol has them."""
+the criteria follow from the inputs a record keeps, each protocol judges a hand-built stop by its own rule, and
+SPL's undefined cases read as each protocol has them."""
 
 from __future__ import annotations
 
 import pytest
 
+from homesim.evaluation.objectnav.suite import PROTOCOLS
 from homesim.scenes.houses import generate_house
 from homesim.tasks.objectnav_criteria import (
     CRITERIA,
@@ -18,6 +20,7 @@ from homesim.tasks.objectnav_criteria import (
     parse_criteria,
     soft_spl,
     spl,
+    succeeded,
 )
 from homesim.world.objectnav.embodiment import LOCOBOT
 from homesim.world.objectnav.navgrid import nav_grid, surface_distance
@@ -137,3 +140,29 @@ def test_spl_where_habitats_formula_has_no_value_reads_as_each_protocol_says():
     # a start on a view point, never moving: 1 (homesim, AllenAct), 0 / 0 (habitat)
     assert [spl(1.0, 0.0, 0.0, u) for u in ("limit", "zero", "undefined")] == [1.0, 1.0, None]
     assert spl(1.0, 2.0, 4.0, "undefined") == 0.5 and soft_spl(0.0, 2.0, 1.0, 2.0, "undefined") == 0.5
+
+
+IN_VIEW, FACING_AWAY = {"seen": ["plant"], "oracle_seen": ["plant"]}, {"seen": [], "oracle_seen": ["plant"]}
+
+
+@pytest.mark.parametrize(
+    "stopped, inputs, d_t, succeeds",
+    [  # success under objectnav-2020, habitat, robothor
+        (True, {"navigable": True, "surface_distances": {"plant": 0.9}, **IN_VIEW}, 0.3, (1, 0, 1)),
+        (True, {"navigable": True, "surface_distances": {"plant": 0.5}, **IN_VIEW}, 0.05, (1, 1, 1)),
+        # off the navigable area (no view point reachable): only AllenAct's rule does not ask
+        (True, {"navigable": False, "surface_distances": {"plant": 0.5}, **IN_VIEW}, None, (0, 0, 1)),
+        # on a view point, facing away: habitat asks only for d_T
+        (True, {"navigable": True, "surface_distances": {"plant": 0.5}, **FACING_AWAY}, 0.0, (0, 1, 0)),
+        (True, {"navigable": True, "surface_distances": {"plant": 1.2}, **IN_VIEW}, 0.3, (0, 0, 0)),
+        (False, {"navigable": True, "surface_distances": {"plant": 0.5}, **IN_VIEW}, 0.0, (0, 0, 0)),
+    ],
+)
+def test_each_protocol_judges_a_hand_built_stop_by_its_own_rule(stopped, inputs, d_t, succeeds):
+    assert [p.name for p in PROTOCOLS] == ["objectnav-2020", "habitat", "robothor"]
+    for protocol, expected in zip(PROTOCOLS, succeeds, strict=True):
+        rules = protocol.settings
+        criteria = criteria_from(
+            inputs, stopped, d_t, rules["criteria"], rules["success_distance"], rules["view_point_distance"]
+        )
+        assert succeeded(criteria, rules["criteria"]) == expected, protocol.name

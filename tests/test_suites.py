@@ -76,8 +76,10 @@ def test_small_scenes_share_chunks_and_each_worker_gets_four_or_more():
 
 # --- the registry -----------------------------------------------------------------------------------------
 
-SUITE_SWITCH = re.compile(  # a suite's name compared with something that holds a suite
-    r"""suite\b[\w\]"')]*\s*(==|!=|\bin\b|\bnot in\b)\s*\(?[^\n)]*["'](alfred|objectnav|handmethat)["']"""
+NAME = r"""["'](alfred|objectnav|handmethat)["']"""
+SUITE_SWITCH = re.compile(  # a suite's name compared with something that holds a suite (or its .name), either side
+    rf"""suite\b(\.name\b)?[\w\]"')]*\s*(==|!=|\bin\b|\bnot in\b)\s*\(?[^\n)]*{NAME}"""
+    rf"""|{NAME}\s*(==|!=)\s*[\w.\[\]"']*suite\b"""
 )
 
 
@@ -91,7 +93,9 @@ def test_no_code_switches_on_a_suites_name_outside_the_registry():
         if SUITE_SWITCH.search(line)
     ]
     assert switches == []
-    assert SUITE_SWITCH.search('if config.suite == "alfred":') and SUITE_SWITCH.search('suite not in (None, "alfred")')
+    for line in ('if config.suite == "alfred":', 'suite not in (None, "alfred")', 'if suite.name == "objectnav":',
+                 'if "handmethat" != run.suite:'):  # fmt: skip
+        assert SUITE_SWITCH.search(line), line
 
 
 @pytest.mark.parametrize("name", sorted(SUITES))

@@ -155,7 +155,9 @@ class AlfredEnv(gymnasium.Env):
         # in mask mode the expert interacts only from where the rendered frame shows its target
         sees = self._rendered if self.interaction == "mask" else None
         self.expert = (
-            Expert(self.scene, self.episode.goal, catalog=self.catalog, sees=sees) if self.expert_hints else None
+            Expert(self.scene, self.episode.goal, catalog=self.catalog, sees=sees, code_history=self.code_history)
+            if self.expert_hints
+            else None
         )
         self.steps, self.failures, self.over = 0, 0, ""
         self.last = (None, True, "")

@@ -4,7 +4,8 @@ Two levels, as ALFRED's demonstrations are built:
 * a task-level planner, hand-written per task type and fast, turns the state and goal into ALFRED's
   high-level steps: PickupObject, PutObject, SliceObject, CleanObject, HeatObject, CoolObject,
   ToggleObject. Each is a short list of interactions; a heat step is ALFRED's macro Open, Put, Close,
-  ToggleOn, ToggleOff, Open, Pickup, Close;
+  ToggleOn, ToggleOff, Open, Pickup, Close. With `code_history` (the env keeps the history sets as ALFRED's
+  code does) a fridge left empty stays open, since closing it would empty the cooled set;
 * a GotoLocation before each step is the shortest pose path (`planning.poses`) to a pose from which
   the step's first target can be used.
 The low-level plan is simulated with the engine as it is built, so it is executable by construction.
@@ -59,10 +60,17 @@ class _Planner:
     """Builds a plan by simulating it, step by step, from one state towards one goal."""
 
     def __init__(
-        self, scene: Scene, state: State, goal: AlfredGoal, catalog: Catalog, agent: int, sees: Sees | None = None
+        self,
+        scene: Scene,
+        state: State,
+        goal: AlfredGoal,
+        catalog: Catalog,
+        agent: int,
+        sees: Sees | None = None,
+        code_history: bool = False,
     ) -> None:
         self.scene, self.state, self.goal, self.catalog, self.agent = scene, state, goal, catalog, agent
-        self.sees = sees
+        self.sees, self.code_history = sees, code_history
         self.plan = ExpertPlan()
         self._paths: dict[tuple, list[str] | None] = {}  # searches made in the current state
 
@@ -111,12 +119,25 @@ class _Planner:
             self.plan.subgoals[-1] = Subgoal("GotoLocation", interactions[0].target, None, (end.x, end.z))
         self.plan.subgoals.append(Subgoal(kind, obj, receptacle))
         for action in interactions:
+            if self._empties_cooled(action):
+                continue
             if why_not_visible(self.scene, self.state, self.catalog, self.agent, action.target) is not None or (
                 self.sees is not None and not self.sees(self.state, action.target)
             ):
                 for name in self._walk_to(action.target):
                     self._do(Action(name))
             self._do(action)
+
+    def _empties_cooled(self, action: Action) -> bool:
+        """Whether ALFRED's code (`code_history`) would empty the cooled set for this action: a fridge closed with
+        nothing in it. The expert leaves such a fridge open; closing it would undo the cooling."""
+        return (
+            self.code_history
+            and action.name == A.CLOSE
+            and "Fridge" in action.target
+            and not self.state.children(action.target)
+            and bool(self.state.cooled)
+        )
 
     # --- choosing objects ------------------------------------------------------------------------
 
@@ -315,26 +336,34 @@ def plan(
     agent: int = 0,
     catalog: Catalog | None = None,
     sees: Sees | None = None,
+    code_history: bool = False,
 ) -> ExpertPlan:
     """The whole demonstration from `state`: raises `Unrecoverable` if the goal cannot be reached. With
-    `sees` (e.g. "the rendered frame shows it"), interactions are made from poses where it holds."""
-    return _Planner(scene, state, goal, catalog or alfred_catalog(), agent, sees).solve()
+    `sees` (e.g. "the rendered frame shows it"), interactions are made from poses where it holds; with
+    `code_history`, for an env that keeps the history sets as ALFRED's code does."""
+    return _Planner(scene, state, goal, catalog or alfred_catalog(), agent, sees, code_history).solve()
 
 
 class Expert:
     """`next_action(state)` from any state: follows its plan while the world matches it, else replans."""
 
     def __init__(
-        self, scene: Scene, goal: AlfredGoal, agent: int = 0, catalog: Catalog | None = None, sees: Sees | None = None
+        self,
+        scene: Scene,
+        goal: AlfredGoal,
+        agent: int = 0,
+        catalog: Catalog | None = None,
+        sees: Sees | None = None,
+        code_history: bool = False,
     ) -> None:
-        self.scene, self.goal, self.agent, self.sees = scene, goal, agent, sees
+        self.scene, self.goal, self.agent, self.sees, self.code_history = scene, goal, agent, sees, code_history
         self.catalog = catalog or alfred_catalog()
         self._plan: ExpertPlan | None = None
         self._next = 0
         self.subgoal: Subgoal | None = None  # the high-level step the last action given serves (None: STOP)
 
     def plan(self, state: State) -> ExpertPlan:
-        return plan(self.scene, state, self.goal, self.agent, self.catalog, self.sees)
+        return plan(self.scene, state, self.goal, self.agent, self.catalog, self.sees, self.code_history)
 
     def next_action(self, state: State) -> Action:
         """The plan's action for `state`: the next one where the world moved on as planned, the same one again
