@@ -16,6 +16,7 @@ from homesim.datasets.alfred.builtin import builtin_episodes
 from homesim.datasets.alfred.importer import import_alfred
 from homesim.envs.alfred import vector
 from homesim.envs.alfred.vector import AlfredVectorEnv
+from homesim.world import views
 from homesim.world.actions import ACTIONS, INTERACT_ACTIONS, STOP
 
 ENV = "homesim/ALFRED-v0"
@@ -125,8 +126,10 @@ def test_alfreds_code_rules_in_the_batch(many_scenes):
 
 
 def test_forgotten_arrangements_change_nothing(many_scenes, monkeypatch):
-    """Past ARRANGEMENTS, those no env is in are forgotten and the others renumbered: the same steps."""
+    """Past ARRANGEMENTS, those no env is in are forgotten and the others renumbered, and the scenes' views
+    forget where movable objects are seen from at every new place: the same steps."""
     monkeypatch.setattr(vector, "ARRANGEMENTS", 0)
+    monkeypatch.setattr(views, "MOVABLE_BYTES", 1)
     episodes, scenes = many_scenes
     batched, singles = both(4, episodes, scenes, max_steps=30)
     play(batched, singles, 200, 9, episodes, expert_share=0.3)

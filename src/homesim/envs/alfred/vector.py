@@ -44,11 +44,11 @@ from homesim.tasks.alfred import code_history, conditions_read_the_view, goal_co
 from homesim.world.actions import ACTIONS, INTERACT_ACTIONS, MOVE_AHEAD, NAVIGATION_ACTIONS, STOP, Action
 from homesim.world.dynamics import step as world_step
 from homesim.world.frustum import HORIZONS, YAWS
-from homesim.world.geometry import visible_objects
+from homesim.world.views import pose_views
 from homesim.world.scene import Scene, standing_points
 from homesim.world.state import AgentState, State
 
-ARRANGEMENTS = 50_000  # arrangements kept before those no env is in are forgotten
+ARRANGEMENTS = 20_000  # arrangements kept before those no env is in are forgotten (with all kept about them)
 DRAWS = 32  # episode choices drawn ahead per env: k draws of integers(n) one by one equal one draw of size k
 INVALID = len(ACTIONS)  # the index an invalid action reads in the tables below
 CODE = {name: k for k, name in enumerate(ACTIONS)}
@@ -235,11 +235,13 @@ class AlfredVectorEnv(VectorEnv):
         self._horizon = np.where(refused, self._horizon, horizon)
         # invalid actions and interactions, env by env
         others = np.flatnonzero(live & (~valid | INTERACTS[code]))
-        for i, pose in zip(others.tolist(), self._pose(others).tolist()):
-            name, read, problem = self._single._read({"action": a[i], "target": targets[i]})
-            if name is None:
-                code[i], success[i], message[i] = INVALID, False, problem
-                continue
+        before = self._arrangement.copy()
+        for i, pose, read in zip(others.tolist(), self._pose(others).tolist(), map(targets.__getitem__, others)):
+            if type(read) is not str or not read or not INTERACTS[code[i]]:  # what the single env reads, else
+                name, read, problem = self._single._read({"action": a[i], "target": targets[i]})
+                if name is None:
+                    code[i], success[i], message[i] = INVALID, False, problem
+                    continue
             self._arrangement[i], success[i], message[i] = self._interact(i, pose, int(code[i]), read)
             target[i] = read
         stopped = code == STOP_CODE
@@ -247,7 +249,8 @@ class AlfredVectorEnv(VectorEnv):
         self._failures += counted & ~success
         self._steps += counted & (success | (self._failures < self.max_fails))
         truncated = counted & ((self._steps >= self.max_steps) | (self._failures >= self.max_fails))
-        self._conditions(np.flatnonzero(live))
+        moved = (self._arrangement != before) | (self._reads_view[self._episode] & ~(code == INVALID))
+        self._conditions(np.flatnonzero(live & moved))
         reward = (stopped & (self._met == self._total)).astype(np.float64)
         names = np.where(live, code, INVALID)
         resetting = np.flatnonzero(self._autoreset)
@@ -320,6 +323,7 @@ class AlfredVectorEnv(VectorEnv):
         self._transitions: dict[tuple, tuple[int, bool, str]] = {}
         self._visible: dict[int, tuple[str, ...]] = {}
         self._goal_conditions: dict[int, tuple[int, int]] = {}
+        self._listings: dict[int, tuple] = {}  # per arrangement: its scene's views, placed objects, hidden ones
 
     def _compact(self) -> None:
         """Past ARRANGEMENTS, keep only the episodes' arrangements and those an env is in (renumbered)."""
@@ -388,21 +392,33 @@ class AlfredVectorEnv(VectorEnv):
             self._met[envs], self._total[envs] = np.array(found, np.int64).T
 
     def _observation(self) -> dict:
-        keys = (self._arrangement * self._stride + self._pose()).tolist()
+        poses = self._pose()
+        keys = (self._arrangement * self._stride + poses).tolist()
         kept = self._visible
         visible = [kept.get(k) for k in keys]
-        missing = [i for i, seen in enumerate(visible) if seen is None]
-        # arrangement by arrangement: a scene's views keep what they take from the last state they were asked about
-        for i in sorted(missing, key=self._arrangement.__getitem__):
-            if visible[i] is None:
-                scene = self.scenes[self._scene_ids[self._cell_scene[self._cell[i]]]]
-                visible[i] = kept[keys[i]] = tuple(visible_objects(scene, self._state(i), self.catalog, 0))
+        for i in [i for i, seen in enumerate(visible) if seen is None]:
+            visible[i] = kept[keys[i]] = self._visible_from(i, int(poses[i]))
         texts = self._text.tolist()
         return {
             "goal": tuple(self._goal_texts[t] for t in texts),
             "instructions": tuple(self._instructions[t] for t in texts),
             "visible_objects": tuple(visible),
         }
+
+    def _visible_from(self, i: int, pose: int) -> tuple[str, ...]:
+        """`visible_objects` for env i, read from its arrangement's listing (what `PoseViews.visible` takes from
+        a state, kept per arrangement here: a scene's views keep only the last state's)."""
+        arrangement, cell = int(self._arrangement[i]), self._cell[i]
+        listing = self._listings.get(arrangement)
+        if listing is None:
+            state, views = (
+                self._arrangements[arrangement],
+                pose_views(self.scenes[self._scene_ids[self._cell_scene[cell]]]),
+            )
+            listing = self._listings[arrangement] = (views, *views.placed(state, self.catalog), {})
+        views, ids, rows, hidden = listing
+        found = [*views.fixed(pose), *(o for o, row in zip(ids, rows) if row[pose])]
+        return tuple(views.unhidden(found, self._arrangements[arrangement], self.catalog, hidden))
 
     def _info(self, names: np.ndarray, target: np.ndarray, success: np.ndarray, message: np.ndarray) -> dict:
         """The single env's info for every env, with Gymnasium's masks."""
