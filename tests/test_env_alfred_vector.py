@@ -90,16 +90,6 @@ def play(batched, singles, steps: int, seed: int, episodes, expert_share: float 
     return seen
 
 
-def test_make_vec_gives_the_batched_env(many_scenes):
-    episodes, scenes = many_scenes
-    for mode in ("vector_entry_point", None):
-        envs = gymnasium.make_vec(ENV, num_envs=3, vectorization_mode=mode, episodes=episodes, scenes=scenes)
-        assert isinstance(envs, AlfredVectorEnv) and envs.num_envs == 3
-        observations, _ = envs.reset(seed=0)
-        assert envs.observation_space.contains(observations)
-        assert len(observations["visible_objects"]) == 3
-
-
 def test_the_batch_steps_as_single_envs_do(many_scenes):
     """Experts to success and random play, cut short by 60 steps or 10 failures."""
     episodes, scenes = many_scenes

@@ -287,4 +287,3 @@ class HandMeThatEnv(gymnasium.Env):
             "level": episode.level,
             "quest_type": episode.quest_type,
         }
-

@@ -34,12 +34,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from homesim.envs.alfred.embodied import MAX_FAILS, MAX_STEPS, AlfredEnv, plain_text
 from homesim.envs.alfred.episodes import EpisodesOption, annotation_of
+from homesim.envs.batched import DRAWS, chosen_episodes, draw_episodes, reset_mask, reset_seeds, seed_generators
 from homesim.tasks.alfred import code_history, conditions_read_the_view, goal_conditions
 from homesim.world.actions import ACTIONS, INTERACT_ACTIONS, MOVE_AHEAD, NAVIGATION_ACTIONS, STOP, Action
 from homesim.world.dynamics import step as world_step
@@ -49,7 +49,6 @@ from homesim.world.scene import Scene, standing_points
 from homesim.world.state import AgentState, State
 
 ARRANGEMENTS = 20_000  # arrangements kept before those no env is in are forgotten (with all kept about them)
-DRAWS = 32  # episode choices drawn ahead per env: k draws of integers(n) one by one equal one draw of size k
 INVALID = len(ACTIONS)  # the index an invalid action reads in the tables below
 CODE = {name: k for k, name in enumerate(ACTIONS)}
 MOVE, STOP_CODE = CODE[MOVE_AHEAD], CODE[STOP]
@@ -187,24 +186,14 @@ class AlfredVectorEnv(VectorEnv):
 
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict | None = None):
         n = self.num_envs
-        seeds = [None] * n if seed is None else [seed + i for i in range(n)] if isinstance(seed, int) else list(seed)
-        if len(seeds) != n:
-            raise ValueError(f"seed: {len(seeds)} seeds for {n} envs")
-        options = dict(options or {})
-        mask = options.pop("reset_mask", None)
-        if mask is None:
-            mask = np.ones(n, dtype=bool)
-        elif not (isinstance(mask, np.ndarray) and mask.dtype == np.bool_ and mask.shape == (n,) and mask.any()):
-            raise ValueError(f"options['reset_mask']: a boolean array of shape ({n},) with some True")
+        seeds, options = reset_seeds(seed, n), dict(options or {})
+        mask = reset_mask(options, n)
         chosen, annotation = options.pop("episode", None), options.pop("annotation", 0)
         if options:
             raise ValueError(f"unknown reset options {sorted(options)}: reset_mask, episode and annotation are known")
         envs = np.flatnonzero(mask)
-        picked = None if chosen is None else self._chosen(chosen, envs)
-        for i in envs.tolist():
-            if seeds[i] is not None or self._rngs[i] is None:
-                self._rngs[i], _ = seeding.np_random(seeds[i])
-                self._drawn[i] = DRAWS
+        picked = None if chosen is None else chosen_episodes(chosen, envs, n, len(self.episodes))
+        seed_generators(self._rngs, self._drawn, envs, seeds)
         self._start(envs, self._draw(envs) if picked is None else picked, annotation)
         self._autoreset[envs] = False
         self._started = True
@@ -339,20 +328,7 @@ class AlfredVectorEnv(VectorEnv):
         self._forget()
 
     def _draw(self, envs: np.ndarray) -> np.ndarray:
-        """The next episode of each env, as its single env's generator picks it (`integers(len(episodes))`)."""
-        for i in envs[self._drawn[envs] == DRAWS].tolist():
-            self._draws[i] = self._rngs[i].integers(len(self.episodes), size=DRAWS)
-            self._drawn[i] = 0
-        chosen = self._draws[envs, self._drawn[envs]]
-        self._drawn[envs] += 1
-        return chosen
-
-    def _chosen(self, chosen: object, envs: np.ndarray) -> np.ndarray:
-        """options['episode']: one index for every env reset, or one per env of the batch."""
-        picked = np.broadcast_to(np.asarray(chosen), (self.num_envs,)) if np.ndim(chosen) < 2 else None
-        if picked is None or picked.dtype.kind not in "iu" or not ((0 <= picked) & (picked < len(self.episodes))).all():
-            raise ValueError(f"options['episode']={chosen!r}: an index (0 to {len(self.episodes) - 1}) or one per env")
-        return picked[envs].astype(np.int64)
+        return draw_episodes(self._rngs, self._draws, self._drawn, envs, len(self.episodes))
 
     def _start(self, envs: np.ndarray, chosen: np.ndarray, annotation: object) -> None:
         texts = [self._text_of(e, annotation) for e in chosen.tolist()]  # checked before any env changes
