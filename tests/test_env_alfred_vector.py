@@ -90,29 +90,25 @@ def play(batched, singles, steps: int, seed: int, episodes, expert_share: float 
     return seen
 
 
-def test_the_batch_steps_as_single_envs_do(many_scenes):
-    """Experts to success and random play, cut short by 60 steps or 10 failures."""
+ALL = dict.fromkeys(("success", "stopped", "truncated", "interactions", "blocked", "refused", "invalid"), 1)
+CODE_RULES = {"class_matching": "substring", "containment": "direct", "history_sets": "code"}
+
+
+@pytest.mark.parametrize(
+    "num_envs, settings, steps, seed, expert_share, least",
+    [
+        (8, {"max_steps": 60}, 500, 7, 0.3, ALL),  # experts to success, random play cut short by both limits
+        (6, {}, 300, 3, 1.0, {"success": 10}),  # every expert plan to its end and STOP: rewarded as alone
+        (6, {"rules": CODE_RULES}, 300, 5, 0.7, {"success": 1, "interactions": 1}),  # ALFRED's code's reading
+        pytest.param(32, {"max_steps": 200}, 2000, 11, 0.5, ALL, marks=pytest.mark.slow),  # thousands of steps
+    ],
+    ids=["random-and-experts", "experts", "code-rules", "large"],
+)
+def test_the_batch_steps_as_single_envs_do(many_scenes, num_envs, settings, steps, seed, expert_share, least):
     episodes, scenes = many_scenes
-    batched, singles = both(8, episodes, scenes, max_steps=60)
-    seen = play(batched, singles, 500, 7, episodes, expert_share=0.3)
-    assert min(seen.values()) > 0, seen
-
-
-def test_experts_succeed_in_the_batch_as_alone(many_scenes):
-    """Every episode's expert plan to its end and STOP: rewards 1 where the single env's are."""
-    episodes, scenes = many_scenes
-    batched, singles = both(6, episodes, scenes)
-    seen = play(batched, singles, 300, 3, episodes, expert_share=1.0)
-    assert seen["success"] >= 10, seen
-
-
-def test_alfreds_code_rules_in_the_batch(many_scenes):
-    """Under ALFRED's code's rules (substring classes, direct containment, its history sets)."""
-    episodes, scenes = many_scenes
-    rules = {"class_matching": "substring", "containment": "direct", "history_sets": "code"}
-    batched, singles = both(6, episodes, scenes, rules=rules)
-    seen = play(batched, singles, 300, 5, episodes, expert_share=0.7)
-    assert seen["success"] > 0 and seen["interactions"] > 0, seen
+    batched, singles = both(num_envs, episodes, scenes, **settings)
+    seen = play(batched, singles, steps, seed, episodes, expert_share)
+    assert all(seen[what] >= count for what, count in least.items()), seen
 
 
 def test_forgotten_arrangements_change_nothing(many_scenes, monkeypatch):
@@ -125,14 +121,6 @@ def test_forgotten_arrangements_change_nothing(many_scenes, monkeypatch):
     play(batched, singles, 200, 9, episodes, expert_share=0.3)
     env = batched.unwrapped
     assert len(env._arrangements) <= env._kept + 2 * env.num_envs + 200
-
-
-@pytest.mark.slow
-def test_a_large_batch_steps_as_single_envs_do_for_thousands_of_steps(many_scenes):
-    episodes, scenes = many_scenes
-    batched, singles = both(32, episodes, scenes, max_steps=200)
-    seen = play(batched, singles, 2000, 11, episodes, expert_share=0.5)
-    assert min(seen.values()) > 0, seen
 
 
 def test_seeds_masks_chosen_episodes_and_annotations_as_single_envs(many_scenes):
