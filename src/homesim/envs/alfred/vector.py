@@ -49,6 +49,7 @@ from homesim.world.scene import Scene, standing_points
 from homesim.world.state import AgentState, State
 
 ARRANGEMENTS = 20_000  # arrangements kept before those no env is in are forgotten (with all kept about them)
+LISTED_BYTES = 128 * 2**20  # the scenes' stacked listings (`ListedRows`), past which they are made anew
 INVALID = len(ACTIONS)  # the index an invalid action reads in the tables below
 CODE = {name: k for k, name in enumerate(ACTIONS)}
 MOVE, STOP_CODE = CODE[MOVE_AHEAD], CODE[STOP]
@@ -313,6 +314,7 @@ class AlfredVectorEnv(VectorEnv):
         self._visible: dict[int, tuple[str, ...]] = {}
         self._goal_conditions: dict[int, tuple[int, int]] = {}
         self._listings: dict[int, tuple] = {}  # per arrangement: its scene's views, placed objects, hidden ones
+        self._listed: dict[int, ListedRows] = {}  # per scene: where each placed object is listed from
 
     def _compact(self) -> None:
         """Past ARRANGEMENTS, keep only the episodes' arrangements and those an env is in (renumbered)."""
@@ -372,7 +374,10 @@ class AlfredVectorEnv(VectorEnv):
         keys = (self._arrangement * self._stride + poses).tolist()
         kept = self._visible
         visible = [kept.get(k) for k in keys]
-        for i in [i for i, seen in enumerate(visible) if seen is None]:
+        missing = [i for i, seen in enumerate(visible) if seen is None]
+        if missing and sum(table.matrix.nbytes for table in self._listed.values()) > LISTED_BYTES:
+            self._listed, self._listings = {}, {}  # made anew as envs need them
+        for i in missing:
             visible[i] = kept[keys[i]] = self._visible_from(i, int(poses[i]))
         texts = self._text.tolist()
         return {
@@ -384,16 +389,18 @@ class AlfredVectorEnv(VectorEnv):
     def _visible_from(self, i: int, pose: int) -> tuple[str, ...]:
         """`visible_objects` for env i, read from its arrangement's listing (what `PoseViews.visible` takes from
         a state, kept per arrangement here: a scene's views keep only the last state's)."""
-        arrangement, cell = int(self._arrangement[i]), self._cell[i]
+        arrangement = int(self._arrangement[i])
         listing = self._listings.get(arrangement)
         if listing is None:
-            state, views = (
-                self._arrangements[arrangement],
-                pose_views(self.scenes[self._scene_ids[self._cell_scene[cell]]]),
-            )
-            listing = self._listings[arrangement] = (views, *views.placed(state, self.catalog), {})
+            scene_index = self._arrangement_scene[arrangement]
+            views = pose_views(self.scenes[self._scene_ids[scene_index]])
+            ids, rows = views.placed(self._arrangements[arrangement], self.catalog)
+            table = self._listed.get(scene_index)
+            if table is None:
+                table = self._listed[scene_index] = ListedRows(len(views.positions) * POSES_PER_CELL)
+            listing = self._listings[arrangement] = (views, np.array(ids, dtype=object), table.index(rows), {})
         views, ids, rows, hidden = listing
-        found = [*views.fixed(pose), *(o for o, row in zip(ids, rows) if row[pose])]
+        found = [*views.fixed(pose), *ids[self._listed[self._arrangement_scene[arrangement]].matrix[rows, pose]]]
         return tuple(views.unhidden(found, self._arrangements[arrangement], self.catalog, hidden))
 
     def _info(self, names: np.ndarray, target: np.ndarray, success: np.ndarray, message: np.ndarray) -> dict:
@@ -414,3 +421,27 @@ class AlfredVectorEnv(VectorEnv):
         for key, value in values.items():
             info[key], info[f"_{key}"] = value, np.ones(self.num_envs, dtype=bool)
         return info
+
+
+class ListedRows:
+    """Where placed objects are listed from (`PoseViews.placed`'s bool arrays over a scene's poses), stacked as the
+    rows of one matrix, so that which of an arrangement's objects a pose lists is one gather."""
+
+    def __init__(self, poses: int) -> None:
+        self.matrix = np.zeros((64, poses), dtype=bool)
+        self.rows: dict[int, int] = {}  # id of an array -> its row
+        self.arrays: list[np.ndarray] = []  # every array stacked, kept alive so that its id stays its own
+
+    def index(self, arrays: list[np.ndarray]) -> np.ndarray:
+        """The rows of these arrays, each stacked the first time it is met."""
+        found = []
+        for array in arrays:
+            row = self.rows.get(id(array))
+            if row is None:
+                row = self.rows[id(array)] = len(self.arrays)
+                self.arrays.append(array)
+                if row == len(self.matrix):
+                    self.matrix = np.concatenate([self.matrix, np.zeros_like(self.matrix)])
+                self.matrix[row] = array
+            found.append(row)
+        return np.array(found, dtype=np.int64)
