@@ -112,9 +112,11 @@ def test_the_batch_steps_as_single_envs_do(many_scenes, num_envs, settings, step
 
 
 def test_forgotten_arrangements_change_nothing(many_scenes, monkeypatch):
-    """Past ARRANGEMENTS, those no env is in are forgotten and the others renumbered, and the scenes' views
-    forget where movable objects are seen from at every new place: the same steps."""
+    """Past ARRANGEMENTS, those no env is in are forgotten and the others renumbered, past KEPT answers they are
+    redone, and the scenes' views forget where movable objects are seen from at every new place: the same steps."""
     monkeypatch.setattr(vector, "ARRANGEMENTS", 0)
+    monkeypatch.setattr(vector, "KEPT", 50)
+    monkeypatch.setattr(vector, "MOVABLE_BYTES", 1)
     monkeypatch.setattr(views, "MOVABLE_BYTES", 1)
     episodes, scenes = many_scenes
     batched, singles = both(4, episodes, scenes, max_steps=30)

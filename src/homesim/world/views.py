@@ -304,6 +304,7 @@ class PoseViews:
         self.set_order = np.array([self.cells[x * GRID_SIZE, z * GRID_SIZE] for x, z in scene.reachable], dtype=int)
         # (class, position) -> (in view, listed: None until `visible` asks)
         self.movable: dict[tuple, tuple[np.ndarray, np.ndarray | None]] = {}
+        self.movable_bytes = MOVABLE_BYTES  # a batched env, whose many agents put things in many places, raises it
         self._state: tuple = ()  # the objects mapping and held objects `visible` last answered for
         self._placed: tuple[list[str], np.ndarray] = ([], np.zeros((0, 0), dtype=bool))
         self._hidden: dict[str, bool] = {}
@@ -378,7 +379,7 @@ class PoseViews:
         """Looks at movable objects, given as (class, position), from every pose at once; with `listed`, also
         works out where `visible_objects` lists them (which only `visible` asks)."""
         keys = list(dict.fromkeys(keys))
-        if (len(self.movable) + len(keys)) * 2 * len(self.positions) * POSES_PER_CELL > MOVABLE_BYTES:
+        if (len(self.movable) + len(keys)) * 2 * len(self.positions) * POSES_PER_CELL > self.movable_bytes:
             self.movable.clear()  # a long run puts things in ever new places
         poses = len(self.positions) * POSES_PER_CELL
         new = [key for key in keys if key not in self.movable]

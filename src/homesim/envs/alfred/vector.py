@@ -49,6 +49,8 @@ from homesim.world.scene import Scene, standing_points
 from homesim.world.state import AgentState, State
 
 ARRANGEMENTS = 20_000  # arrangements kept before those no env is in are forgotten (with all kept about them)
+KEPT = 2_000_000  # answers kept (visible objects, interactions' outcomes, goal conditions) before they are redone
+MOVABLE_BYTES = 16 * 2**20  # what a scene's views keep of movable objects' answers (4 MB for single envs)
 LISTED_BYTES = 128 * 2**20  # the scenes' stacked listings (`ListedRows`), past which they are made anew
 INVALID = len(ACTIONS)  # the index an invalid action reads in the tables below
 CODE = {name: k for k, name in enumerate(ACTIONS)}
@@ -317,7 +319,10 @@ class AlfredVectorEnv(VectorEnv):
         self._listed: dict[int, ListedRows] = {}  # per scene: where each placed object is listed from
 
     def _compact(self) -> None:
-        """Past ARRANGEMENTS, keep only the episodes' arrangements and those an env is in (renumbered)."""
+        """Past ARRANGEMENTS, keep only the episodes' arrangements and those an env is in (renumbered); past KEPT
+        answers, forget them."""
+        if len(self._visible) + len(self._transitions) + len(self._goal_conditions) > KEPT:
+            self._forget()
         if len(self._arrangements) <= ARRANGEMENTS + self._kept + self.num_envs:
             return
         used = np.unique(np.concatenate([np.arange(self._kept), self._arrangement]))
@@ -394,6 +399,7 @@ class AlfredVectorEnv(VectorEnv):
         if listing is None:
             scene_index = self._arrangement_scene[arrangement]
             views = pose_views(self.scenes[self._scene_ids[scene_index]])
+            views.movable_bytes = MOVABLE_BYTES
             ids, rows = views.placed(self._arrangements[arrangement], self.catalog)
             table = self._listed.get(scene_index)
             if table is None:
