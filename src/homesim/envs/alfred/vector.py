@@ -21,8 +21,10 @@ into the arrangements met so far, each kept once however many envs are in it. Wh
   (arrangement, pose, action, target) and looked up after that (a dict look-up per interacting env);
 * what the observations and infos read, `visible_objects` and the goal conditions, are kept per
   (arrangement, pose) and (arrangement, episode), with the pose only where the goal reads the agent's view
-  (`tasks.alfred.conditions_read_the_view`): a dict look-up per env.
-When the arrangements met pass ARRANGEMENTS, those no env is in are forgotten with everything kept about them.
+  (`tasks.alfred.conditions_read_the_view`): a dict look-up per env. Visible objects not yet listed are read from
+  the arrangement's placed objects (`PoseViews.placed`, stacked per scene in `ListedRows`): one gather.
+When the arrangements met pass ARRANGEMENTS, those no env is in are forgotten with everything kept about them;
+past KEPT answers, the answers are redone as they are met again.
 
 An episode must start with one agent on a reachable cell of its scene, at one of the yaws and horizons the
 scene's views are tabled for (every imported ALFRED episode and built-in one does); any other is refused,
@@ -44,9 +46,9 @@ from homesim.tasks.alfred import code_history, conditions_read_the_view, goal_co
 from homesim.world.actions import ACTIONS, INTERACT_ACTIONS, MOVE_AHEAD, NAVIGATION_ACTIONS, STOP, Action
 from homesim.world.dynamics import step as world_step
 from homesim.world.frustum import HORIZONS, YAWS
-from homesim.world.views import pose_views
 from homesim.world.scene import Scene, standing_points
 from homesim.world.state import AgentState, State
+from homesim.world.views import POSES_PER_CELL, pose_views
 
 ARRANGEMENTS = 20_000  # arrangements kept before those no env is in are forgotten (with all kept about them)
 KEPT = 2_000_000  # answers kept (visible objects, interactions' outcomes, goal conditions) before they are redone
@@ -57,7 +59,6 @@ CODE = {name: k for k, name in enumerate(ACTIONS)}
 MOVE, STOP_CODE = CODE[MOVE_AHEAD], CODE[STOP]
 INTERACTS = np.isin(np.arange(INVALID + 1), [CODE[a] for a in INTERACT_ACTIONS])
 NAMES = np.array([*ACTIONS, None], dtype=object)
-POSES_PER_CELL = len(YAWS) * len(HORIZONS)
 INFO_KEYS = (
     "episode_id", "goal_conditions_met", "goal_conditions_total", "goal_satisfied", "last_action",
     "last_action_target", "last_action_success", "last_action_message", "steps", "failures",
@@ -174,10 +175,10 @@ class AlfredVectorEnv(VectorEnv):
 
     def _start_of(self, episode) -> tuple[int, int, int]:
         agents = episode.initial_state.agents
-        me = agents[0]
+        me = agents[0] if len(agents) == 1 else AgentState(float("nan"), float("nan"), -1, -1)
         cell = np.flatnonzero((self._x == me.x) & (self._z == me.z))
         cell = cell[self._cell_scene[cell] == self._scene_index[episode.scene_id]]
-        if len(agents) != 1 or not len(cell) or me.yaw not in YAWS or me.horizon not in HORIZONS:
+        if not len(cell) or me.yaw not in YAWS or me.horizon not in HORIZONS:
             raise ValueError(
                 f"episode {episode.id}: the batched env needs one agent on a reachable cell of {episode.scene_id}"
                 f" at a yaw in {YAWS} and a horizon in {HORIZONS}, not {agents}"
@@ -229,7 +230,7 @@ class AlfredVectorEnv(VectorEnv):
         others = np.flatnonzero(live & (~valid | INTERACTS[code]))
         before = self._arrangement.copy()
         for i, pose, read in zip(others.tolist(), self._pose(others).tolist(), map(targets.__getitem__, others)):
-            if type(read) is not str or not read or not INTERACTS[code[i]]:  # what the single env reads, else
+            if type(read) is not str or not read or not INTERACTS[code[i]]:  # not a plain id: the single env reads it
                 name, read, problem = self._single._read({"action": a[i], "target": targets[i]})
                 if name is None:
                     code[i], success[i], message[i] = INVALID, False, problem
