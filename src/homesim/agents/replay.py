@@ -40,11 +40,7 @@ class ActionFile:
 
     def to_dict(self) -> dict:
         episodes = [
-            {
-                "episode_id": episode_id,
-                "annotation": annotation,
-                "actions": [list(a) if isinstance(a, tuple) else a for a in actions],
-            }
+            {"episode_id": episode_id, "annotation": annotation, "actions": [list(a) if isinstance(a, tuple) else a for a in actions]}
             for (episode_id, annotation), actions in self.episodes.items()
         ]
         masks = {"interaction": self.interaction} if self.interaction != "oracle" else {}
@@ -60,12 +56,7 @@ def _action(value: object, where: str, masks: bool) -> object:
     if isinstance(value, str):
         return value
     targets = str | list | None if masks else str | None
-    if (
-        isinstance(value, list)
-        and len(value) == 2
-        and isinstance(value[0], str | None)
-        and isinstance(value[1], targets)
-    ):
+    if isinstance(value, list) and len(value) == 2 and isinstance(value[0], str | None) and isinstance(value[1], targets):
         return (value[0], value[1])  # a name of None: the agent gave no action (a failed step, as recorded)
     target = "an object id or ALFRED's runs [[start, length], ...]" if masks else "an object id"
     raise DataError(where, "actions", f"{str(value)[:60]!r} is neither a name nor [name, target] ({target} or null)")

@@ -80,9 +80,7 @@ def evaluate_command(
     ] = "none",
     interaction: Annotated[
         str | None,
-        typer.Option(
-            help="oracle (object ids, the default) or mask (300x300 pixel masks)", rich_help_panel=ALFRED_PANEL
-        ),
+        typer.Option(help="oracle (object ids, the default) or mask (300x300 pixel masks)", rich_help_panel=ALFRED_PANEL),
     ] = None,
     interface: Annotated[
         str | None,
@@ -132,7 +130,7 @@ def evaluate_command(
         typer.Option(
             "--protocol",
             help="whose rules score it: ObjectNav objectnav-2020 (the default), habitat or robothor; ALFRED alfred"
-            " (the default) or alfred-code (its evaluation code's quirks); options set one by one make it custom",
+            " (the default) or alfred-code (its evaluation code's quirks); options set one by one make it custom"
         ),
     ] = None,
 ) -> None:
@@ -167,9 +165,7 @@ def evaluate_command(
     if agent in any_suite_agents():  # made above the registry from its own settings (--llm-*)
         agent_options = llm.agent_options(given_llm, episodes, layouts, out)
     elif any(value is not None for value in given_llm.values()):
-        raise typer.BadParameter(
-            f"the --llm-* options are for --agent {' or '.join(any_suite_agents())}", param_hint="--agent"
-        )
+        raise typer.BadParameter(f"the --llm-* options are for --agent {' or '.join(any_suite_agents())}", param_hint="--agent")
     try:
         loaded = load_agent(agent, suite=protocol.name, options=agent_options)
     except ValueError as e:
@@ -358,12 +354,8 @@ def report_command(
     if figures is not None:
         _write_figures(loaded, figures)
     first = suite_named(loaded[0][1].suite)  # its own tables first, then the other suites'
-    tables = {
-        c.name: (suite, c) for suite in sorted(SUITES.values(), key=lambda s: s != first) for c in suite.comparisons
-    }
-    tables |= {
-        name: (first, c) for name, c in any_suite_comparisons().items()
-    }  # the llm table, of the first run's suite
+    tables = {c.name: (suite, c) for suite in sorted(SUITES.values(), key=lambda s: s != first) for c in suite.comparisons}
+    tables |= {name: (first, c) for name, c in any_suite_comparisons().items()}  # the llm table, of the first run's suite
     if table_name is not None and table_name not in tables:
         raise typer.BadParameter(f"{table_name!r}: known tables: {', '.join(tables)}", param_hint="--table")
     _one_protocol(loaded)
@@ -440,9 +432,7 @@ def _one_protocol(loaded: list) -> None:
         custom = config.protocol == first.protocol == CUSTOM and config.options != first.options
         if config.suite == first.suite and (config.protocol != first.protocol or custom):
             theirs, ours = (f"{c.protocol} rules {c.options}" if custom else c.protocol for c in (config, first))
-            console.print(
-                f"[red]{out} was scored under {theirs}, {first_out} under {ours}:[/] a table holds one protocol's runs"
-            )
+            console.print(f"[red]{out} was scored under {theirs}, {first_out} under {ours}:[/] a table holds one protocol's runs")
             raise typer.Exit(1)
 
 
@@ -453,9 +443,7 @@ def _compare(loaded: list, suite, comparison, split: str | None, json_out: Path 
 
     for out, config, _ in loaded:
         if config.suite != suite.name:
-            console.print(
-                f"[red]{out} is a {config.suite} evaluation:[/] --table {comparison.name} compares {suite.title} runs"
-            )
+            console.print(f"[red]{out} is a {config.suite} evaluation:[/] --table {comparison.name} compares {suite.title} runs")
             raise typer.Exit(1)
     try:
         tables, figures, notes = comparison.build(loaded, split)

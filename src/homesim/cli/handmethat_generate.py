@@ -71,18 +71,8 @@ def generate_handmethat(
         summary |= {"balance_levels": balance_levels} if balance_levels else {}
         write_json(work / "generation.json", summary)
     table = Table(title=f"generated {plural(sum(map(len, splits.values())), 'episode')} into {out} ({format})")
-    for column in (
-        "split",
-        "episodes",
-        "level 1",
-        "level 2",
-        "level 3",
-        "level 4",
-        "bring_me",
-        "move_to",
-        "change_state",
-        "mean human steps",
-    ):
+    for column in ("split", "episodes", "level 1", "level 2", "level 3", "level 4", "bring_me", "move_to",
+                   "change_state", "mean human steps"):
         table.add_column(column, justify="left" if column == "split" else "right")
     for split, made in splits.items():
         levels, quests = Counter(e.level for e in made), Counter(e.quest_type for e in made)

@@ -23,8 +23,7 @@ Offline = Annotated[
     _option("no endpoint: write each prompt to DIR/prompts, read its answer from DIR/answers; run again to go on"),
 ]
 Cache = Annotated[
-    Path | None,
-    _option("SQLite answer cache: a rerun asks nothing twice (default OUT.llm_cache.sqlite, beside the output folder)"),
+    Path | None, _option("SQLite answer cache: a rerun asks nothing twice (default OUT.llm_cache.sqlite, beside the output folder)")
 ]
 Preset = Annotated[str | None, _option("react (a thought line, then the command; the default) or act (the command)")]
 Template = Annotated[Path | None, _option("a Jinja2 prompt template of your own (blocks system and turn)", exists=True)]

@@ -90,9 +90,7 @@ def with_annotations(dataset: Path, split: str, episodes: list) -> list:
             where = f"{annotations_file(dataset, split)}:{line['line']}"
             raise DataError(where, "episode", f"{line['episode']!r} is not an episode of split {split!r}")
         extra.setdefault(by_id[line["episode"]], []).append(Annotation(line["task_desc"], tuple(line["high_descs"])))
-    return [
-        replace(e, annotations=e.annotations + tuple(extra[k])) if k in extra else e for k, e in enumerate(episodes)
-    ]
+    return [replace(e, annotations=e.annotations + tuple(extra[k])) if k in extra else e for k, e in enumerate(episodes)]
 
 
 MIN_WORDS = 3  # the fewest words a goal or an instruction may have

@@ -287,3 +287,4 @@ class HandMeThatEnv(gymnasium.Env):
             "level": episode.level,
             "quest_type": episode.quest_type,
         }
+

@@ -199,12 +199,12 @@ def _nothing_to_check(record: EpisodeRecord, config: Any, splits: Mapping | None
     return []
 
 
+
 @functools.cache
 def agent_entry_points() -> tuple:
     """The `homesim.agents` entry points, read once: reading them scans every installed package (tens of ms),
     and a remote evaluation makes an agent per episode played at once."""
     return tuple(entry_points(group=AGENTS))
-
 
 @dataclass(frozen=True)
 class Suite:
@@ -256,7 +256,6 @@ class Suite:
             return found[0].load()(config, self)
         named = dict(self.agents) | {e.name: None for e in agent_entry_points()}
         return make_agent(config.agent, config.seed, named, self.name, self.stop_action)
-
     episode_id: Callable[[Any], str] = lambda episode: episode.id  # an episode's id (the viewer, the server)
     # the viewer (homesim view): (episode, scenes, its record or None for its demonstration, the run's options)
     # -> the episode played again step by step

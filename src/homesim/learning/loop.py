@@ -125,16 +125,13 @@ def train(
         checkpoint = load_checkpoint(out)
         if checkpoint.get("weights_only"):
             raise DataError(
-                str(out),
-                "weights_only",
-                "a published checkpoint (homesim export-weights) has no optimizer state to"
-                " resume from: give another --out",
+                str(out), "weights_only", "a published checkpoint (homesim export-weights) has no optimizer state to"
+                " resume from: give another --out"
             )
         if checkpoint["describe"] != describe or not config.same_run(checkpoint["config"]):
             raise DataError(
-                str(out),
-                "(file)",
-                "holds a checkpoint of another run (other model, data or settings): give another --out or remove it",
+                str(out), "(file)", "holds a checkpoint of another run (other model, data or settings):"
+                " give another --out or remove it"
             )
         model.load_state_dict(checkpoint["model"])
         optimizer.load_state_dict(checkpoint["optimizer"])

@@ -118,6 +118,7 @@ def create_challenge(
     return challenge
 
 
+
 def add_phase(session: Session, challenge: Challenge, rules: PhaseRules, split: str, options: Mapping) -> Phase:
     check_slug(rules.slug, "phase")
     if rules.visibility not in VISIBILITIES:
@@ -180,9 +181,7 @@ def public_split(session: Session, challenge: Challenge, out: Path) -> int:
     `<split>.jsonl` of public episodes per split, and `scenes/`. Returns the episodes written."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "scenes").mkdir(exist_ok=True)
-    rows = session.scalars(
-        select(Episode).where(Episode.challenge_id == challenge.id).order_by(Episode.split, Episode.position)
-    )
+    rows = session.scalars(select(Episode).where(Episode.challenge_id == challenge.id).order_by(Episode.split, Episode.position))
     by_split: dict[str, list[str]] = {}
     for row in rows:
         by_split.setdefault(row.split, []).append(json.dumps(row.public, sort_keys=True))

@@ -112,11 +112,7 @@ def submit(
         raise ChallengeError(f"phase {phase.slug} is not open now")
     note = "" if remote else check_actions(session, phase, data)[1]
     if not baseline:
-        for period, allowed in (
-            ("total", phase.total),
-            (at.date().isoformat(), phase.per_day),
-            ("concurrent", phase.concurrent),
-        ):
+        for period, allowed in (("total", phase.total), (at.date().isoformat(), phase.per_day), ("concurrent", phase.concurrent)):
             if allowed is not None:
                 _take(session, phase, team, period, allowed)
     submission = Submission(
@@ -176,9 +172,7 @@ def score(session: Session, submission_id: int) -> Scored:
         actions = Path(folder) / "actions.json"
         parsed = parse_action_file(submission.actions, "the action file")
         actions.write_text(parsed.to_json())
-        config = EvaluationConfig(
-            agent=str(actions), suite=suite.name, options=dict(phase.options), interaction=parsed.interaction
-        )
+        config = EvaluationConfig(agent=str(actions), suite=suite.name, options=dict(phase.options), interaction=parsed.interaction)
         summary = evaluate(splits, scenes, config, Path(folder) / "run")
         unread = unreadable_masks(read_records(Path(folder) / "run" / "records.jsonl"))
     summary["config"]["agent"] = "submission"  # not the temporary file's name
@@ -207,11 +201,7 @@ def finish(session: Session, submission_id: int, worker: str, scored: Scored) ->
     if scored.summary is not None:
         phase = session.get(Submission, submission_id).phase
         figures = figures_of(scored.summary, phase.split)
-        values |= {
-            "summary": scored.summary,
-            "figures": figures,
-            "score": (figures.get(phase.ranking) or {}).get("value"),
-        }
+        values |= {"summary": scored.summary, "figures": figures, "score": (figures.get(phase.ranking) or {}).get("value")}
     done = session.execute(
         update(Submission)
         .where(Submission.id == submission_id, Submission.worker == worker, Submission.status == "running")
@@ -260,14 +250,8 @@ def quota_left(session: Session, phase: Phase, team: Team) -> dict[str, int | No
         for q in session.scalars(select(Quota).where(Quota.phase_id == phase.id, Quota.team_id == team.id))
     }
     today = now().date().isoformat()
-    limits = {
-        "today": (today, phase.per_day),
-        "total": ("total", phase.total),
-        "at once": ("concurrent", phase.concurrent),
-    }
-    return {
-        name: None if allowed is None else allowed - used.get(period, 0) for name, (period, allowed) in limits.items()
-    }
+    limits = {"today": (today, phase.per_day), "total": ("total", phase.total), "at once": ("concurrent", phase.concurrent)}
+    return {name: None if allowed is None else allowed - used.get(period, 0) for name, (period, allowed) in limits.items()}
 
 
 def as_dict(submission: Submission) -> dict:
@@ -287,6 +271,7 @@ def as_dict(submission: Submission) -> dict:
         "chosen": submission.chosen,
         "summary": submission.summary,
     }
+
 
 
 @dataclass(frozen=True)

@@ -190,11 +190,7 @@ def create_app(sessions: sessionmaker[Session], patience: float = remote.PATIENC
 
     @app.post("/api/challenges/{slug}/{phase_slug}/remote", status_code=201)
     def api_remote(
-        slug: str,
-        phase_slug: str,
-        body: dict = Body(...),
-        s: Session = Depends(session),
-        team: Team | None = Depends(viewer),
+        slug: str, phase_slug: str, body: dict = Body(...), s: Session = Depends(session), team: Team | None = Depends(viewer)
     ):
         """Starts a remote evaluation of `batch` episodes at once (default 1)."""
         if team is None:

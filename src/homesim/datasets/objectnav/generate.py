@@ -150,9 +150,9 @@ def generate(
     journal: Journal | None = None,
 ) -> tuple[dict[str, list[ObjectNavEpisode]], dict[str, Scene], Counter]:
     """`episodes` episodes per split, spread evenly over the split's houses: the splits, the scenes they
-        use and the rejections by reason. With `scenes` (ALFRED's floor plans, say), those in the order given
-        stand in for generated houses, and `houses` is how many of them to use. With a `journal`, houses made
-    before (by a run that was interrupted) are taken from it."""
+    use and the rejections by reason. With `scenes` (ALFRED's floor plans, say), those in the order given
+    stand in for generated houses, and `houses` is how many of them to use. With a `journal`, houses made
+before (by a run that was interrupted) are taken from it."""
     if scenes and houses > len(scenes):
         raise ValueError(f"{houses} scenes asked for, {len(scenes)} given")
     chunks, owner = [], []

@@ -161,9 +161,7 @@ def baselines_tables(runs: Sequence[Run]) -> list[Table]:
     return tables
 
 
-def compare_runs(
-    runs: Sequence[tuple[Path, Any, Sequence[EpisodeRecord]]], split: str | None
-) -> tuple[list, dict, list]:
+def compare_runs(runs: Sequence[tuple[Path, Any, Sequence[EpisodeRecord]]], split: str | None) -> tuple[list, dict, list]:
     """`homesim report RUN... --table baselines`: the tables over runs labelled by their folders' names, their
     summaries (for --json), and a note for each run with no seen or unseen split."""
     from homesim.evaluation.evaluate import summary_of  # the evaluator knows the suites, this among them

@@ -85,12 +85,8 @@ def published_rows() -> list[PaperRow]:
     for setting, models in PUBLISHED.items():
         for model, cells in models.items():
             rows.setdefault(f"paper: {model}", {})[setting] = {
-                level: {
-                    "published": True,
-                    "score": {"value": score},
-                    "success_rate": {"value": success / 100},
-                    "moves_in_success": {"value": moves},
-                }  # fmt: skip
+                level: {"published": True, "score": {"value": score}, "success_rate": {"value": success / 100},
+                        "moves_in_success": {"value": moves}}  # fmt: skip
                 for level, (score, success, moves) in zip(LEVELS, cells, strict=True)
             }
     return [PaperRow(label, settings) for label, settings in rows.items()]
@@ -133,9 +129,7 @@ def handmethat_table(summary: dict, title: str) -> Table:
     return paper_table(rows, title, quest_types=True, first="split")
 
 
-def compare_runs(
-    runs: Sequence[tuple[Path, Any, Sequence[EpisodeRecord]]], split: str | None
-) -> tuple[list, dict, list]:
+def compare_runs(runs: Sequence[tuple[Path, Any, Sequence[EpisodeRecord]]], split: str | None) -> tuple[list, dict, list]:
     """`homesim report RUN... --table handmethat`: the paper's Tables 2 and 3 over several runs, a row per
     agent with its runs' observabilities side by side (a checkpoint's agent is its file's name, so
     runs/partial/seq2seq.pt and runs/full/seq2seq.pt share one; a run whose agent and observability another

@@ -240,7 +240,7 @@ def options(given: Mapping[str, object], own: Mapping[str, object]) -> dict:
 RULES = (
     "You are a robot in a house. A human has been working towards a goal; they stopped and asked you for"
     " something. Work out what they want and do it. Each turn, say one command.\n" + HELP + "look, examine and"
-    ' inventory cost nothing; any other command costs 1, a question 10 ("question: can you say it clearly" 30);'
+    " inventory cost nothing; any other command costs 1, a question 10 (\"question: can you say it clearly\" 30);"
     f" reaching the human's goal scores 100. You have {MAX_STEPS} commands; say stop to give up."
 )
 QUESTIONS = tuple(
@@ -268,9 +268,7 @@ TEXT_PLAY = TextPlay(
     expert=lambda observation: (observation["expert_command"] or "stop", _thought(observation["expert_command"] or "")),
     stop="stop",
 )
-LEVELS = Breakdown(
-    "level", lambda record: f"level {record.measures.get('level')}", ("level 1", "level 2", "level 3", "level 4")
-)
+LEVELS = Breakdown("level", lambda record: f"level {record.measures.get('level')}", ("level 1", "level 2", "level 3", "level 4"))
 
 
 def _game(episode, scenes, split, options):

@@ -142,9 +142,7 @@ class MocaAgent(Seq2SeqAgent):
     def _target(self, features: list[torch.Tensor], observation: dict) -> np.ndarray:
         for key in ("segmentation", "semantic"):
             if key not in observation:
-                raise ValueError(
-                    "a MOCA checkpoint picks instances: evaluate it with --pixels rgb,segmentation,semantic"
-                )
+                raise ValueError("a MOCA checkpoint picks instances: evaluate it with --pixels rgb,segmentation,semantic")
         semantic, instances = observation["semantic"], observation["segmentation"]
         shown = np.unique(semantic[semantic >= 0])
         if shown.size == 0:  # nothing to point at: a mask over the whole frame fails as ALFRED's would

@@ -86,7 +86,9 @@ def collect_round(
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     env = AlfredEnv(episodes, scenes, max_fails=MAX_FAILS, expert_hints=True, interaction="mask", pixels=("rgb",))
-    trajectories = [learner_trajectory(env, agent, e, round_ % len(e.annotations)) for e in episodes if e.annotations]
+    trajectories = [
+        learner_trajectory(env, agent, e, round_ % len(e.annotations)) for e in episodes if e.annotations
+    ]
     trajectories = [t for t in trajectories if t.line["length"]]
     size = agent.config.size[0]
     write_shard(tmp / shard_name(0), trajectories, [], size)

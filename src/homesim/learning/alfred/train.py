@@ -79,7 +79,6 @@ def _train(
 
     def loss(model: Seq2Seq | Moca, rows: list[int]) -> dict[str, torch.Tensor]:
         return objective(model, batch_of([dataset[i] for i in rows], request.ablation))
-
     if start is not None:
         model.load_state_dict(load_checkpoint(start)["model"])
     describe = {
@@ -108,10 +107,8 @@ def train_alfred(request: TrainRequest) -> TrainResult:
     folders, previous = [request.data], side / "round-0.pt"
     result = _train(request, config, vocab, folders, previous, None)
     # the learner acts in the episodes the demonstrations came from, unless --episodes names others
-    source, split, limit = (
-        (meta["source"], meta["split"], meta.get("limit"))
-        if request.episodes is None
-        else (request.episodes, None, None)
+    source, split, limit = (meta["source"], meta["split"], meta.get("limit")) if request.episodes is None else (
+        request.episodes, None, None
     )
     read = read_episodes(source, request.layouts, split, "alfred")
     episodes = read.all()[:limit] if limit else read.all()

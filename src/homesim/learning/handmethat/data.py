@@ -75,7 +75,9 @@ class Demo:
     command: str
 
 
-def demonstrations(episodes: Iterable[HandMeThatEpisode], observability: str, oracle: str | None = None) -> list[Demo]:
+def demonstrations(
+    episodes: Iterable[HandMeThatEpisode], observability: str, oracle: str | None = None
+) -> list[Demo]:
     """The expert's commands on each episode, with what a model reads before each; an episode the
     expert cannot finish contributes the commands it said (the generator keeps only episodes it wins)."""
     episodes = list(episodes)

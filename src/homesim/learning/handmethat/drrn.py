@@ -109,12 +109,7 @@ class Experience:
         settings: DrrnSettings, epochs: int, batch_size: int, seed: int, log: Path,
     ) -> None:  # fmt: skip
         self.model, self.settings, self.epochs, self.batch_size, self.seed, self.log = (
-            model,
-            settings,
-            epochs,
-            batch_size,
-            seed,
-            log,
+            model, settings, epochs, batch_size, seed, log
         )
         self.env = HandMeThatEnv(list(episodes), observability=observability)
         self.tokens = Tokens(vocab)
@@ -180,15 +175,8 @@ class Experience:
             over = terminated or truncated
             following, commands = self.tokens.text(transcript.text), info["admissible_commands"]
             self.buffer.append(
-                Transition(
-                    context_ids,
-                    history,
-                    self.tokens.command(command),
-                    float(reward),
-                    following,
-                    tuple(self.tokens.command(c) for c in commands),
-                    over,
-                )  # fmt: skip
+                Transition(context_ids, history, self.tokens.command(command), float(reward), following,
+                           tuple(self.tokens.command(c) for c in commands), over)  # fmt: skip
             )
             history = following
         return said

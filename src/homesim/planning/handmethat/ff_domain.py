@@ -116,13 +116,8 @@ def ground(state: HmtState, names: list[str]) -> Operators:
     L, M, R, P = where(loc), where(movable), where(rec), where(plain)
     at, held = f.at, f.holding
     block("move", [L, L], lambda a, b: a != b, lambda a, b: [([at(a)], None)], [lambda a, b: at(b)])
-    block(
-        "pick-up-at-location",
-        [M, L],
-        None,
-        lambda o, lc: [([at(lc), EMPTY, *w], ok) for w, ok in within(o, lc)],
-        [lambda o, lc: held(o)],
-    )
+    block("pick-up-at-location", [M, L], None,
+          lambda o, lc: [([at(lc), EMPTY, *w], ok) for w, ok in within(o, lc)], [lambda o, lc: held(o)])
     block("pick-up-from-receptacle-at-location", [P, R, L], None,
           lambda o, r, lc: [([at(lc), EMPTY, *w1, *w2], ok1 & ok2)
                             for w1, ok1 in within(o, r) for w2, ok2 in within(r, lc)],

@@ -27,7 +27,9 @@ from homesim.world.handmethat import HmtAction, HmtState, step
 
 Literal = tuple[bool, str, tuple[str, ...]]  # (wanted true?, predicate, things)
 # atoms whose truth the human's actions change; every other atom (type, class, ability, colour) is fixed
-DYNAMIC = frozenset(("inside", "ontop", "open", "toggled", "cooked", "frozen", "sliced", "soaked", "dusty", "stained"))
+DYNAMIC = frozenset(
+    ("inside", "ontop", "open", "toggled", "cooked", "frozen", "sliced", "soaked", "dusty", "stained")
+)
 RELATIONS = ("inside", "ontop")
 Claims = dict[str, tuple[str, str]]
 SWITCHES = ("open", "toggled")  # reached both ways (open or close, on or off)

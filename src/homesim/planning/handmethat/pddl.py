@@ -150,7 +150,7 @@ def _atom(f: Formula, strips: bool, negated: bool = False) -> str:
         return "(hand-empty robot)"
     for prefix in ("type-", "subclass-", "class-", "size-", "color-"):
         if p.startswith(prefix):
-            return f"(is {args[0]} {_label(p[len(prefix) :])})"
+            return f"(is {args[0]} {_label(p[len(prefix):])})"
     raise ValueError(f"({p} ...) has no counterpart in the PDDL domain")
 
 

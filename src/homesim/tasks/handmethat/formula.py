@@ -63,7 +63,7 @@ def parse(text: str) -> Formula:
         raise FormulaError("empty formula")
     tree, end = _read(tokens, 0)
     if end != len(tokens):
-        raise FormulaError(f"text after the formula: {' '.join(tokens[end : end + 5])}")
+        raise FormulaError(f"text after the formula: {' '.join(tokens[end:end + 5])}")
     return _build(tree)
 
 

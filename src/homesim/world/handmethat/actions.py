@@ -66,7 +66,7 @@ class HmtAction:
 
     @property
     def agent(self) -> str:
-        """ "robot" or "human"."""
+        """"robot" or "human"."""
         return self.name.split("-", 1)[0]
 
     @property

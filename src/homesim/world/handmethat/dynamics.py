@@ -191,7 +191,12 @@ def _check_toggle_location(on: bool) -> Check:
 def _check_toggle_movable(on: bool) -> Check:
     def check(s: HmtState, agent: str, args: tuple[str, ...]) -> str | None:
         obj, loc = args
-        return _known(s, args) or _at(s, agent, loc) or _toggle_state(s, obj, on) or _accessible_at(s, obj, loc)
+        return (
+            _known(s, args)
+            or _at(s, agent, loc)
+            or _toggle_state(s, obj, on)
+            or _accessible_at(s, obj, loc)
+        )
 
     return check
 
@@ -296,7 +301,12 @@ def _check_clean_obj(s: HmtState, agent: str, args: tuple[str, ...]) -> str | No
 
 def _check_clean_location(s: HmtState, agent: str, args: tuple[str, ...]) -> str | None:
     tool, loc = args
-    return _known(s, args) or _at(s, agent, loc) or _location(s, loc) or _cleaning(s, agent, loc, tool)
+    return (
+        _known(s, args)
+        or _at(s, agent, loc)
+        or _location(s, loc)
+        or _cleaning(s, agent, loc, tool)
+    )
 
 
 def _check_bring(s: HmtState, agent: str, args: tuple[str, ...]) -> str | None:
