@@ -52,3 +52,21 @@ def test_the_objectnav_env_vectorised(mode, vector_kwargs):
         assert list(info["last_action"]) == ["STOP", "TURN_LEFT"]
     finally:
         envs.close()
+
+
+NATIVE = [spec.id for spec in gymnasium.registry.values() if spec.id.startswith("homesim/") and spec.vector_entry_point]
+
+
+@pytest.mark.parametrize("env_id", NATIVE)
+def test_make_vec_gives_the_native_vector_env_by_default(env_id):
+    """An env with a batched version (`vector_entry_point`): `make_vec` makes it, asked for or by default, and its
+    first observations lie in its space."""
+    native = gymnasium.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point")
+    envs = gymnasium.make_vec(env_id, num_envs=3)
+    assert type(envs) is type(native) and envs.num_envs == 3
+    observations, _ = envs.reset(seed=0)
+    assert envs.observation_space.contains(observations)
+
+
+def test_the_batched_envs_are_registered():
+    assert {"homesim/ALFRED-v0", "homesim/ObjectNav-v0"} <= set(NATIVE)

@@ -215,6 +215,12 @@ def goal_conditions(
     return met + bool(placed) + bool(treated) + both, total + 3
 
 
+def conditions_read_the_view(goal: AlfredGoal) -> bool:
+    """Whether `goal_conditions` read where the agent looks (the lamp seen on), not only the objects: what a
+    batched env keeps them per pose for."""
+    return goal.task_type == "look_at_obj_in_light"
+
+
 def goal_satisfied(scene: Scene, state: State, goal: AlfredGoal, agent: int = 0) -> bool:
     met, total = goal_conditions(scene, state, goal, agent)
     return met == total

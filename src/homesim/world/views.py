@@ -304,6 +304,7 @@ class PoseViews:
         self.set_order = np.array([self.cells[x * GRID_SIZE, z * GRID_SIZE] for x, z in scene.reachable], dtype=int)
         # (class, position) -> (in view, listed: None until `visible` asks)
         self.movable: dict[tuple, tuple[np.ndarray, np.ndarray | None]] = {}
+        self.movable_bytes = MOVABLE_BYTES  # a batched env, whose many agents put things in many places, raises it
         self._state: tuple = ()  # the objects mapping and held objects `visible` last answered for
         self._placed: tuple[list[str], np.ndarray] = ([], np.zeros((0, 0), dtype=bool))
         self._hidden: dict[str, bool] = {}
@@ -347,24 +348,38 @@ class PoseViews:
         objects are enclosed) is kept while only the agents' poses change, as when walking."""
         held = tuple(a.held for a in state.agents)
         if not self._state or state.objects is not self._state[0] or held != self._state[1]:
-            placed = [o for o in state.objects.values() if o.position is not None]
-            self.learn([(o.cls, o.position) for o in placed], catalog, listed=True)
-            listed = np.array([self.movable[o.cls, o.position][1] for o in placed]).reshape(len(placed), -1)
-            self._state, self._placed, self._hidden = (state.objects, held), ([o.id for o in placed], listed), {}
+            ids, rows = self.placed(state, catalog)
+            listed = np.array(rows).reshape(len(ids), -1)
+            self._state, self._placed, self._hidden = (state.objects, held), (ids, listed), {}
         ids, listed = self._placed
-        found, hidden = [], self._hidden
-        for o in [*self.fixed(pose), *(ids[i] for i in listed[:, pose].nonzero()[0].tolist())]:
+        return self.unhidden(
+            [*self.fixed(pose), *(ids[i] for i in listed[:, pose].nonzero()[0].tolist())], state, catalog, self._hidden
+        )
+
+    def placed(self, state: State, catalog: Catalog) -> tuple[list[str], list[np.ndarray]]:
+        """The objects placed in the state (not held) and, for each, the poses `visible_objects` lists it from
+        (in view and past its prefilter), as bool arrays over poses."""
+        placed = [o for o in state.objects.values() if o.position is not None]
+        self.learn([(o.cls, o.position) for o in placed], catalog, listed=True)
+        return [o.id for o in placed], [self.movable[o.cls, o.position][1] for o in placed]
+
+    @staticmethod
+    def unhidden(found: list[str], state: State, catalog: Catalog, hidden: dict[str, bool]) -> list[str]:
+        """`found` without what is enclosed in the state (each object's answer kept in `hidden`, which holds one
+        state's), sorted: what `visible_objects` lists."""
+        seen = []
+        for o in found:
             if o not in hidden:
                 hidden[o] = enclosed(state, catalog, o) is not None
             if not hidden[o]:
-                found.append(o)
-        return sorted(found)
+                seen.append(o)
+        return sorted(seen)
 
     def learn(self, keys: list[tuple], catalog: Catalog, listed: bool = False) -> None:
         """Looks at movable objects, given as (class, position), from every pose at once; with `listed`, also
         works out where `visible_objects` lists them (which only `visible` asks)."""
         keys = list(dict.fromkeys(keys))
-        if (len(self.movable) + len(keys)) * 2 * len(self.positions) * POSES_PER_CELL > MOVABLE_BYTES:
+        if (len(self.movable) + len(keys)) * 2 * len(self.positions) * POSES_PER_CELL > self.movable_bytes:
             self.movable.clear()  # a long run puts things in ever new places
         poses = len(self.positions) * POSES_PER_CELL
         new = [key for key in keys if key not in self.movable]

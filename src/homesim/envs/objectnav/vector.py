@@ -37,10 +37,10 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from homesim.envs.batched import DRAWS, chosen_episodes, draw_episodes, reset_mask, reset_seeds, seed_generators
 from homesim.envs.objectnav.env import (
     CATEGORY_NAMES,
     NO_OBJECTS,
@@ -75,7 +75,6 @@ PIXEL_BATCH = 64  # views per rendering pass (the layered framebuffer holds this
 JUDGED = 100_000  # criteria inputs kept per (goal set, pose) before the store starts again
 TRAIL = 512  # moves each env's trail holds at first (doubled when an episode outlasts it)
 FILL = 8192  # distances computed at once by fill_distances
-DRAWS = 32  # episode choices drawn ahead per env: k draws of integers(n) one by one equal one draw of size k
 NO_ACTION = len(ACTIONS)  # the index an invalid or ignored action reads in the tables below
 STOP, MOVE_FORWARD = ACTIONS.index("STOP"), ACTIONS.index("MOVE_FORWARD")
 TURNS = np.array([TURN_SIGN.get(a, 0) for a in ACTIONS] + [0])
@@ -212,24 +211,13 @@ class ObjectNavVectorEnv(VectorEnv):
 
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict | None = None):
         n = self.num_envs
-        seeds = [None] * n if seed is None else [seed + i for i in range(n)] if isinstance(seed, int) else list(seed)
-        if len(seeds) != n:
-            raise ValueError(f"seed: {len(seeds)} seeds for {n} envs")
-        options = dict(options or {})
-        mask = options.pop("reset_mask", None)
-        if mask is None:
-            mask = np.ones(n, dtype=bool)
-        elif not (isinstance(mask, np.ndarray) and mask.dtype == np.bool_ and mask.shape == (n,) and mask.any()):
-            raise ValueError(f"options['reset_mask']: a boolean array of shape ({n},) with some True")
-        envs = np.flatnonzero(mask)
-        for i in envs.tolist():
-            if seeds[i] is not None or self._rngs[i] is None:
-                self._rngs[i], _ = seeding.np_random(seeds[i])
-                self._drawn[i] = DRAWS
+        seeds, options = reset_seeds(seed, n), dict(options or {})
+        envs = np.flatnonzero(reset_mask(options, n))
+        seed_generators(self._rngs, self._drawn, envs, seeds)
         chosen = options.pop("episode", None)
         if options:
             raise ValueError(f"unknown reset options {sorted(options)}: reset_mask and episode are known")
-        self._start(envs, self._draw(envs) if chosen is None else self._chosen(chosen, envs))
+        self._start(envs, self._draw(envs) if chosen is None else chosen_episodes(chosen, envs, n, len(self.episodes)))
         self._autoreset[envs] = False
         self._started = True
         return self._observation(), self._reset_info(envs, full=len(envs) == n)
@@ -318,20 +306,7 @@ class ObjectNavVectorEnv(VectorEnv):
     # --- helpers -----------------------------------------------------------------------------------------
 
     def _draw(self, envs: np.ndarray) -> np.ndarray:
-        """The next episode of each env, as its single env's generator picks it (`integers(len(episodes))`)."""
-        for i in envs[self._drawn[envs] == DRAWS].tolist():
-            self._draws[i] = self._rngs[i].integers(len(self.episodes), size=DRAWS)
-            self._drawn[i] = 0
-        chosen = self._draws[envs, self._drawn[envs]]
-        self._drawn[envs] += 1
-        return chosen
-
-    def _chosen(self, chosen: object, envs: np.ndarray) -> np.ndarray:
-        """options['episode']: one index for every env reset, or one per env of the batch."""
-        picked = np.broadcast_to(np.asarray(chosen), (self.num_envs,)) if np.ndim(chosen) < 2 else None
-        if picked is None or picked.dtype.kind not in "iu" or not ((0 <= picked) & (picked < len(self.episodes))).all():
-            raise ValueError(f"options['episode']={chosen!r}: an index (0 to {len(self.episodes) - 1}) or one per env")
-        return picked[envs].astype(np.int64)
+        return draw_episodes(self._rngs, self._draws, self._drawn, envs, len(self.episodes))
 
     def _start(self, envs: np.ndarray, chosen: np.ndarray) -> None:
         start = self._episode_start[chosen]
