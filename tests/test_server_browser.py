@@ -15,6 +15,7 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
+import numpy as np
 import pytest
 from sqlalchemy import func, select
 
@@ -262,7 +263,7 @@ def test_remote_evaluation_scores_as_evaluate_and_survives_a_dropped_connection(
     import httpx
 
     from homesim.evaluation.suites import load_agent
-    from homesim.server.remote import play_remote
+    from homesim.server.remote import decode_batch, play_remote
 
     address, token, made, splits, scenes = remote_server
     local = evaluate(splits, scenes, EvaluationConfig(agent="random", suite="objectnav"), tmp_path / "local")
@@ -273,13 +274,16 @@ def test_remote_evaluation_scores_as_evaluate_and_survives_a_dropped_connection(
     run = f"{address}/api/remote/{started['run']}"
     first = httpx.get(f"{run}/next", headers=headers, timeout=60).json()
     again = httpx.get(f"{run}/next", headers=headers, timeout=60).json()
-    assert first == again and [s["slot"] for s in first["steps"]] == list(range(min(batch, 4)))
-    for step in first["steps"]:  # what an ObjectNav agent sees, and nothing of the goals
-        assert set(step["observation"]) == {"objectgoal", "gps", "compass", "last_action_success", "last_action_message"}
-        assert set(step["task"]) == {"episode_id", "goal", "instructions", "annotation"}  # no expert actions
-    answers = [{"slot": s["slot"], "step": s["step"], "action": "TURN_LEFT", "target": None} for s in first["steps"]]
+    assert first == again and first["slots"] == list(range(min(batch, 4)))
+    for observation, task in zip(decode_batch(first["observations"]), first["tasks"], strict=True):
+        # what an ObjectNav agent sees, and nothing of the goals
+        assert set(observation) == {"objectgoal", "gps", "compass", "last_action_success", "last_action_message"}
+        assert observation["gps"].dtype == np.float32 and observation["gps"].shape == (2,)
+        assert set(task) == {"episode_id", "goal", "instructions", "annotation"}  # no expert actions
+    answers = [{"slot": slot, "step": step, "action": "TURN_LEFT", "target": None}
+               for slot, step in zip(first["slots"], first["steps"])]  # fmt: skip
     following = httpx.post(f"{run}/act", json={"answers": answers}, headers=headers, timeout=60).json()
-    assert [s["step"] for s in following["steps"]] == [s["step"] + len(answers) for s in first["steps"]]
+    assert following["steps"] == [step + len(answers) for step in first["steps"]]
     # the same answers again (a retried request whose first try had arrived) are left, and the next steps come
     assert httpx.post(f"{run}/act", json={"answers": answers}, headers=headers, timeout=60).json() == following
     bad = httpx.post(f"{run}/act", json={"answers": [{"slot": "x"}]}, headers=headers, timeout=60)
@@ -304,7 +308,7 @@ def test_a_silent_remote_agent_ends_its_run_with_the_reason(remote_server):
     body = {"method": "silent", "batch": 2}
     started = httpx.post(f"{address}/api/challenges/nav/test/remote", json=body, headers=headers).json()
     steps = httpx.get(f"{address}/api/remote/{started['run']}/next", headers=headers, timeout=60).json()["steps"]
-    assert [s["step"] for s in steps] == [1, 2]
+    assert steps == [1, 2]
 
     def ended():
         with made() as session:

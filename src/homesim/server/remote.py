@@ -81,16 +81,60 @@ def decode(value: object) -> object:
     return value
 
 
+def encode_batch(observations: Sequence[dict]) -> dict:
+    """A batch's observations as columns, one per key (the key's value for each observation in order): a column
+    of arrays of one dtype and shape is one array of them all, so that a batch's GPS readings are one base64
+    string, not K objects. Observations whose keys differ go row by row."""
+    keys = list(observations[0]) if observations else []
+    if any(list(o) != keys for o in observations):
+        return {"rows": [encode(o) for o in observations]}
+    return {"count": len(observations), "columns": {k: _column([o[k] for o in observations]) for k in keys}}
+
+
+def _column(values: list) -> dict:
+    first = values[0]
+    if type(first) is np.ndarray and all(
+        type(v) is np.ndarray and v.dtype == first.dtype and v.shape == first.shape for v in values
+    ):
+        return {"stacked": encode(np.stack(values))}
+    return {"values": [v if type(v) in PLAIN else encode(v) for v in values]}
+
+
+def decode_batch(batch: dict) -> list[dict]:
+    """The observations `encode_batch` encoded: each array a row of its column's (the same dtype, shape and
+    bytes)."""
+    if "rows" in batch:
+        return [decode(o) for o in batch["rows"]]
+    columns = []
+    for column in batch["columns"].values():
+        if "stacked" in column:
+            stacked = decode(column["stacked"])
+            columns.append([stacked[i, ...] for i in range(len(stacked))])
+        else:
+            columns.append([decode(v) for v in column["values"]])
+    return [dict(zip(batch["columns"], row)) for row in zip(*columns)] if columns else [{} for _ in range(batch["count"])]
+
+
 MAX_BATCH = 1024  # episodes at once in one run: a batch's observations fit one response
 
 
 @dataclass
 class Pending:
-    """A step handed out and not yet answered: its episode's slot, its number, and what was sent."""
+    """A step handed out and not yet answered: its episode's slot, its number, and what it asks."""
 
     slot: int
     step: int
-    sent: dict
+    ask: Ask
+
+
+def steps_of(pending: Sequence[Pending]) -> dict:
+    """Steps as they are sent: a list per field, the observations in columns (`encode_batch`)."""
+    return {
+        "slots": [p.slot for p in pending],
+        "steps": [p.step for p in pending],
+        "tasks": [_told(p.ask.task) for p in pending],
+        "observations": encode_batch([p.ask.observation for p in pending]),
+    }
 
 
 @dataclass
@@ -105,6 +149,7 @@ class Run:
     finished: int = 0
     steps: int = 0
     pending: dict[int, Pending] = field(default_factory=dict)  # slot -> its step waiting for an action
+    sent: dict = field(default_factory=dict)  # the pending steps as sent (`steps_of`), encoded once
     answers: dict[int, AgentAction] = field(default_factory=dict)  # slot -> the action that came for it
     done: bool = False
     condition: threading.Condition = field(default_factory=threading.Condition)  # the hub waits on it for answers
@@ -115,19 +160,19 @@ class Run:
     def trade(self, asks: dict[int, Ask]) -> dict[int, AgentAction]:
         """Hands out the batch's observations and waits for their actions; an agent silent for longer than
         the patience counts as gone (the exchange says why) and its episodes get STOP."""
-        sent = {}
+        pending = {}
         for slot, ask in sorted(asks.items()):
             self.steps += 1
-            sent[slot] = Pending(slot, self.steps, {"slot": slot, "step": self.steps, "task": _told(ask.task),
-                                                    "observation": encode(ask.observation)})  # fmt: skip
+            pending[slot] = Pending(slot, self.steps, ask)
+        sent = steps_of(list(pending.values()))
         with self.condition:
-            self.pending, self.answers = sent, {}
+            self.pending, self.sent, self.answers = pending, sent, {}
             self._wake()
             if not self.condition.wait_for(lambda: len(self.answers) == len(self.pending), timeout=self.patience):
                 first = min(p.step for p in self.pending.values() if p.slot not in self.answers)
                 self.exchange.gone = f"no action came within {self.patience:.0f} s (step {first})"
             actions = {slot: self.answers.get(slot, AgentAction(self.exchange.stop)) for slot in self.pending}
-            self.pending, self.answers = {}, {}
+            self.pending, self.sent, self.answers = {}, {}, {}
         return actions
 
     def play(self, make_runner: Callable[[], object], items: Sequence) -> Iterator[EpisodeRecord]:
@@ -169,9 +214,10 @@ class Run:
     def state(self) -> dict:
         """The steps waiting for actions (the same again until answered), or that the run is done, or that
         the next steps are still coming."""
-        unanswered = [p.sent for p in self.pending.values() if p.slot not in self.answers]
+        unanswered = [p for p in self.pending.values() if p.slot not in self.answers]
         if unanswered:
-            return {"steps": unanswered, "episodes": self.episodes, "finished": self.finished}
+            sent = self.sent if len(unanswered) == len(self.pending) else steps_of(unanswered)
+            return sent | {"episodes": self.episodes, "finished": self.finished}
         return {"done": True, "submission": self.submission_id} if self.done else {"waiting": True}
 
     async def next_steps(self, wait: float) -> dict:
@@ -330,23 +376,21 @@ def play_remote(server: str, token: str, challenge: str, phase: str, make_agent:
                 return answer.json()
             raise AssertionError("unreachable")
 
-        def reply(step: dict) -> dict:
-            slot = step["slot"]
-            if answered.get(slot, {}).get("step") == step["step"]:
+        def reply(slot: int, step: int, task: dict | None, observation: dict) -> dict:
+            if answered.get(slot, {}).get("step") == step:
                 return answered[slot]
             if slot not in agents:
                 agents[slot] = make_agent()
             agent = agents[slot]
-            if step["task"] is not None:
-                task = step["task"]
+            if task is not None:
                 agent.reset(
                     TaskSpec(
                         task["episode_id"], task["goal"], tuple(task["instructions"]), annotation=task["annotation"]
                     )
                 )
-            acted = agent.act(decode(step["observation"]))
+            acted = agent.act(observation)
             action, target = (acted.action, acted.target) if isinstance(acted, AgentAction) else (acted, None)
-            answered[slot] = {"slot": slot, "step": step["step"], "action": action, "target": encode(target)}
+            answered[slot] = {"slot": slot, "step": step, "action": action, "target": encode(target)}
             return answered[slot]
 
         started = call("POST", f"/api/challenges/{challenge}/{phase}/remote", json={"method": method, "batch": batch})
@@ -359,6 +403,6 @@ def play_remote(server: str, token: str, challenge: str, phase: str, make_agent:
                 return item["submission"]
             else:  # the answers to a batch bring the next one
                 progress(item["finished"], item["episodes"])
-                item = call(
-                    "POST", f"/api/remote/{run}/act", json={"answers": [reply(s) for s in item["steps"]], "wait": wait}
-                )
+                steps = zip(item["slots"], item["steps"], item["tasks"], decode_batch(item["observations"]))
+                answers = [reply(*step) for step in steps]
+                item = call("POST", f"/api/remote/{run}/act", json={"answers": answers, "wait": wait})
