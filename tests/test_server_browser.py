@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -234,6 +235,50 @@ def test_a_server_killed_mid_upload_keeps_nothing_half_made(tmp_path):
         assert session.scalar(select(func.count()).select_from(Submission)) == 1
 
 
+class DroppingRelay:
+    """A TCP relay to the server on 127.0.0.1 that drops the client's connection right after relaying the
+    remote exchanges numbered in `drop` (so the server took the request and the client never gets its answer)."""
+
+    def __init__(self, port: int, drop: set[int]) -> None:
+        self.port, self.drop, self.exchanges, self.dropped = port, drop, 0, 0
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.address = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:  # closed
+                return
+            threading.Thread(target=self._relay, args=(client,), daemon=True).start()
+
+    def _relay(self, client: socket.socket) -> None:
+        upstream = socket.create_connection(("127.0.0.1", self.port))
+        threading.Thread(target=self._pump, args=(upstream, client), daemon=True).start()
+        while chunk := client.recv(1 << 16):
+            upstream.sendall(chunk)
+            if b"POST /api/remote/" in chunk:
+                self.exchanges += 1
+                if self.exchanges in self.drop:
+                    time.sleep(0.3)  # the server answers; the answer is lost with the connection
+                    self.dropped += 1
+                    break
+        for end in (client, upstream):
+            end.close()
+
+    @staticmethod
+    def _pump(source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while chunk := source.recv(1 << 16):
+                sink.sendall(chunk)
+        except OSError:  # the other end was closed
+            pass
+
+    def close(self) -> None:
+        self.listener.close()
+
+
 @pytest.fixture
 def remote_server(tmp_path):
     url = f"sqlite:///{tmp_path / 'remote.db'}"
@@ -298,9 +343,15 @@ def test_remote_evaluation_scores_as_evaluate_and_survives_a_dropped_connection(
     garbage = {**answers, "targets": [[0, {"dtype": "nope", "shape": [1], "base64": ""}]]}
     bad = httpx.post(f"{run}/act", json={"answers": garbage}, headers=headers, timeout=60)
     assert bad.status_code == 400 and "answers.targets[0]: not an array" in bad.json()["error"]
-    # a whole run with the random agent gives the figures `homesim evaluate` gives
-    submission = play_remote(address, token, "nav", "test", lambda: load_agent("random", 0, "objectnav"),
-                             "random remote", batch=batch)  # fmt: skip
+    # a whole run with the random agent gives the figures `homesim evaluate` gives, through connections dropped
+    # twice: each time the client asks again and goes on where it was
+    relay = DroppingRelay(int(address.rsplit(":", 1)[1]), drop={3, 8})
+    try:
+        submission = play_remote(relay.address, token, "nav", "test", lambda: load_agent("random", 0, "objectnav"),
+                                 "random remote", batch=batch)  # fmt: skip
+    finally:
+        relay.close()
+    assert relay.dropped == 2
     with made() as session:
         row = session.get(Submission, submission)
         assert row.status == "finished" and row.reason == ""
