@@ -29,6 +29,7 @@ from homesim.server.challenges import add_team, create_challenge
 from homesim.server.db import connect, migrate, sessions
 from homesim.server.models import Submission, Team
 from homesim.server.submissions import Scored, claim, finish, submit
+from server_support import nav_challenge
 
 pytest_plugins = ["server_support"]
 SHOTS = os.environ.get("HOMESIM_SCREENSHOTS")  # a folder: the pages' screenshots are saved there
@@ -282,14 +283,7 @@ class DroppingRelay:
 @pytest.fixture
 def remote_server(tmp_path):
     url = f"sqlite:///{tmp_path / 'remote.db'}"
-    engine = connect(url)
-    migrate(engine)
-    made = sessions(engine)
-    episodes, scenes = builtin_objectnav()
-    splits = {"test": episodes[:4]}
-    with made.begin() as session:
-        create_challenge(session, "nav", "nav", SUITES["objectnav"], splits, scenes)
-        token = add_team(session, "remote team")
+    made, splits, scenes, token = nav_challenge(url, 4)
     port = _port()
     process = _homesim("serve", "--db", url, "--port", str(port), "--scorers", "0", "--patience", "3")
     try:

@@ -11,13 +11,11 @@ import json
 import numpy as np
 
 from homesim.agents.protocol import AgentAction, TaskSpec
-from homesim.datasets.objectnav.builtin import builtin_objectnav
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
-from homesim.evaluation.suites import SUITES, load_agent
+from homesim.evaluation.suites import load_agent
 from homesim.server import remote
-from homesim.server.challenges import add_team, create_challenge
-from homesim.server.db import connect, migrate, sessions
 from homesim.server.models import Challenge, Phase, Submission, Team
+from server_support import nav_challenge
 
 
 def _same(a: dict, b: dict) -> None:
@@ -59,20 +57,8 @@ def encode_batch_json(observations: list[dict]) -> dict:
     return json.loads(json.dumps(remote.encode_batch(observations)))
 
 
-def _nav_challenge(tmp_path, name: str = "remote.db"):
-    engine = connect(f"sqlite:///{tmp_path / name}")
-    migrate(engine)
-    made = sessions(engine)
-    episodes, scenes = builtin_objectnav()
-    splits = {"test": episodes[:5]}
-    with made.begin() as session:
-        create_challenge(session, "nav", "nav", SUITES["objectnav"], splits, scenes)
-        add_team(session, "remote team")
-    return made, splits, scenes
-
-
 def test_the_hub_hands_out_halves_in_turn_on_the_event_loop_and_scores_as_evaluate(tmp_path):
-    made, splits, scenes = _nav_challenge(tmp_path)
+    made, splits, scenes, _ = nav_challenge(f"sqlite:///{tmp_path / 'remote.db'}", 5)
     local = evaluate(splits, scenes, EvaluationConfig(agent="random", suite="objectnav"), tmp_path / "local")
     agents, seen = {}, []
 
@@ -116,8 +102,7 @@ def test_the_hub_hands_out_halves_in_turn_on_the_event_loop_and_scores_as_evalua
 
 
 def test_a_split_is_loaded_once_for_its_runs_and_a_database_of_its_own_loads_its_own(tmp_path):
-    first, _, _ = _nav_challenge(tmp_path, "one.db")
-    other, _, _ = _nav_challenge(tmp_path, "two.db")
+    first, other = (nav_challenge(f"sqlite:///{tmp_path / name}", 2)[0] for name in ("one.db", "two.db"))
     with first() as session:
         challenge = session.query(Challenge).one()
         kept = remote.kept_episodes(session, challenge, "test")
