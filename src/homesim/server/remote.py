@@ -102,8 +102,8 @@ def _column(values: list) -> dict:
     if type(first) is np.ndarray:  # one array of them all if they share a dtype (numpy's own, one object) and shape
         dtype, shape = first.dtype, first.shape
         if all(type(v) is np.ndarray and v.dtype is dtype and v.shape == shape for v in values):
-            joined = b"".join([v.tobytes() for v in values])
-            return {"stacked": {"dtype": dtype.str, "shape": [len(values), *shape], "base64": b2a_base64(joined, newline=False).decode()}}  # fmt: skip
+            joined = b2a_base64(b"".join([v.tobytes() for v in values]), newline=False).decode()
+            return {"stacked": {"dtype": dtype.str, "shape": [len(values), *shape], "base64": joined}}
     return {"values": [v if type(v) in PLAIN else encode(v) for v in values]}
 
 
@@ -245,10 +245,10 @@ class Run:
         self.steps += len(slots)
         self._wake()
 
-    def collect(self) -> dict[int, AgentAction]:
-        """The actions for the oldest handout: the hub waits (back on the event loop) until they have all come;
-        an agent silent for longer than the patience counts as gone (the exchange says why) and its
-        episodes get STOP."""
+    def collect(self) -> dict[int, object]:
+        """The actions (names, or `AgentAction`s) for the oldest handout: the hub waits (back on the event loop)
+        until they have all come; an agent silent for longer than the patience counts as gone (the exchange says
+        why) and its episodes get STOP."""
         handout = self.handouts[0]
         if handout.unanswered() and not self.exchange.gone:
             self.parked = handout
