@@ -100,3 +100,22 @@ def browser():
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         yield launched
         launched.close()
+
+
+def nav_challenge(url: str, count: int) -> tuple:
+    """A database at `url` holding the ObjectNav challenge "nav" on the first `count` built-in episodes, and a
+    team: (its sessions, the splits, the scenes, the team's token)."""
+    from homesim.datasets.objectnav.builtin import builtin_objectnav
+    from homesim.evaluation.suites import SUITES
+    from homesim.server.challenges import add_team, create_challenge
+    from homesim.server.db import connect, migrate, sessions
+
+    engine = connect(url)
+    migrate(engine)
+    made = sessions(engine)
+    episodes, scenes = builtin_objectnav()
+    splits = {"test": episodes[:count]}
+    with made.begin() as session:
+        create_challenge(session, "nav", "nav", SUITES["objectnav"], splits, scenes)
+        token = add_team(session, "remote team")
+    return made, splits, scenes, token

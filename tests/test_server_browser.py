@@ -11,10 +11,12 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from datetime import timedelta
 from pathlib import Path
 
+import numpy as np
 import pytest
 from sqlalchemy import func, select
 
@@ -27,6 +29,7 @@ from homesim.server.challenges import add_team, create_challenge
 from homesim.server.db import connect, migrate, sessions
 from homesim.server.models import Submission, Team
 from homesim.server.submissions import Scored, claim, finish, submit
+from server_support import nav_challenge
 
 pytest_plugins = ["server_support"]
 SHOTS = os.environ.get("HOMESIM_SCREENSHOTS")  # a folder: the pages' screenshots are saved there
@@ -233,17 +236,54 @@ def test_a_server_killed_mid_upload_keeps_nothing_half_made(tmp_path):
         assert session.scalar(select(func.count()).select_from(Submission)) == 1
 
 
+class DroppingRelay:
+    """A TCP relay to the server on 127.0.0.1 that drops the client's connection right after relaying the
+    remote exchanges numbered in `drop` (so the server took the request and the client never gets its answer)."""
+
+    def __init__(self, port: int, drop: set[int]) -> None:
+        self.port, self.drop, self.exchanges, self.dropped = port, drop, 0, 0
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.address = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:  # closed
+                return
+            threading.Thread(target=self._relay, args=(client,), daemon=True).start()
+
+    def _relay(self, client: socket.socket) -> None:
+        upstream = socket.create_connection(("127.0.0.1", self.port))
+        threading.Thread(target=self._pump, args=(upstream, client), daemon=True).start()
+        while chunk := client.recv(1 << 16):
+            upstream.sendall(chunk)
+            if b"POST /api/remote/" in chunk:
+                self.exchanges += 1
+                if self.exchanges in self.drop:
+                    time.sleep(0.3)  # the server answers; the answer is lost with the connection
+                    self.dropped += 1
+                    break
+        for end in (client, upstream):
+            end.close()
+
+    @staticmethod
+    def _pump(source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while chunk := source.recv(1 << 16):
+                sink.sendall(chunk)
+        except OSError:  # the other end was closed
+            pass
+
+    def close(self) -> None:
+        self.listener.close()
+
+
 @pytest.fixture
 def remote_server(tmp_path):
     url = f"sqlite:///{tmp_path / 'remote.db'}"
-    engine = connect(url)
-    migrate(engine)
-    made = sessions(engine)
-    episodes, scenes = builtin_objectnav()
-    splits = {"test": episodes[:4]}
-    with made.begin() as session:
-        create_challenge(session, "nav", "nav", SUITES["objectnav"], splits, scenes)
-        token = add_team(session, "remote team")
+    made, splits, scenes, token = nav_challenge(url, 4)
     port = _port()
     process = _homesim("serve", "--db", url, "--port", str(port), "--scorers", "0", "--patience", "3")
     try:
@@ -262,7 +302,7 @@ def test_remote_evaluation_scores_as_evaluate_and_survives_a_dropped_connection(
     import httpx
 
     from homesim.evaluation.suites import load_agent
-    from homesim.server.remote import play_remote
+    from homesim.server.remote import decode_batch, play_remote
 
     address, token, made, splits, scenes = remote_server
     local = evaluate(splits, scenes, EvaluationConfig(agent="random", suite="objectnav"), tmp_path / "local")
@@ -273,23 +313,39 @@ def test_remote_evaluation_scores_as_evaluate_and_survives_a_dropped_connection(
     run = f"{address}/api/remote/{started['run']}"
     first = httpx.get(f"{run}/next", headers=headers, timeout=60).json()
     again = httpx.get(f"{run}/next", headers=headers, timeout=60).json()
-    assert first == again and [s["slot"] for s in first["steps"]] == list(range(min(batch, 4)))
-    for step in first["steps"]:  # what an ObjectNav agent sees, and nothing of the goals
-        assert set(step["observation"]) == {"objectgoal", "gps", "compass", "last_action_success", "last_action_message"}
-        assert set(step["task"]) == {"episode_id", "goal", "instructions", "annotation"}  # no expert actions
-    answers = [{"slot": s["slot"], "step": s["step"], "action": "TURN_LEFT", "target": None} for s in first["steps"]]
+    live = min(batch, 4)  # episodes at once, in two halves handed out in turn (the first half empty for one)
+    half = live // 2 or live
+    assert first == again and first["slots"] == list(range(half)) and first["steps"] == list(range(1, half + 1))
+    for observation, task in zip(decode_batch(first["observations"]), first["tasks"], strict=True):
+        # what an ObjectNav agent sees, and nothing of the goals
+        assert set(observation) == {"objectgoal", "gps", "compass", "last_action_success", "last_action_message"}
+        assert observation["gps"].dtype == np.float32 and observation["gps"].shape == (2,)
+        assert set(task) == {"episode_id", "goal", "instructions", "annotation"}  # no expert actions
+    answers = {"slots": first["slots"], "steps": first["steps"], "actions": ["TURN_LEFT"] * len(first["slots"])}
     following = httpx.post(f"{run}/act", json={"answers": answers}, headers=headers, timeout=60).json()
-    assert [s["step"] for s in following["steps"]] == [s["step"] + len(answers) for s in first["steps"]]
+    # the other half's steps come back (while the hub plays this half's actions); for one episode, its next step
+    assert following["slots"] == (list(range(half, live)) if live > 1 else [0])
+    assert following["steps"] == list(range(half + 1, half + 1 + len(following["slots"])))
     # the same answers again (a retried request whose first try had arrived) are left, and the next steps come
     assert httpx.post(f"{run}/act", json={"answers": answers}, headers=headers, timeout=60).json() == following
-    bad = httpx.post(f"{run}/act", json={"answers": [{"slot": "x"}]}, headers=headers, timeout=60)
-    assert bad.status_code == 400 and "answers[0]" in bad.json()["error"]
-    garbage = {"slot": 0, "step": 1, "action": "TURN_LEFT", "target": {"dtype": "nope", "shape": [1], "base64": ""}}
-    bad = httpx.post(f"{run}/act", json={"answers": [garbage]}, headers=headers, timeout=60)
-    assert bad.status_code == 400 and "answers[0].target: not an array" in bad.json()["error"]
-    # a whole run with the random agent gives the figures `homesim evaluate` gives
-    submission = play_remote(address, token, "nav", "test", lambda: load_agent("random", 0, "objectnav"),
-                             "random remote", batch=batch)  # fmt: skip
+    for wrong, said in ((["x"] * half, "answers.slots[0]: expected a whole number"),  # a malformed answer: refused
+                        ([True] * half, "answers.steps[0]: expected a whole number"),
+                        ([1] * (half + 1), "answers.steps: expected a list (one per slot)")):  # fmt: skip
+        column = "slots" if "slots" in said else "steps"
+        bad = httpx.post(f"{run}/act", json={"answers": {**answers, column: wrong}}, headers=headers, timeout=60)
+        assert bad.status_code == 400 and said in bad.json()["error"]
+    garbage = {**answers, "targets": [[0, {"dtype": "nope", "shape": [1], "base64": ""}]]}
+    bad = httpx.post(f"{run}/act", json={"answers": garbage}, headers=headers, timeout=60)
+    assert bad.status_code == 400 and "answers.targets[0]: not an array" in bad.json()["error"]
+    # a whole run with the random agent gives the figures `homesim evaluate` gives, through connections dropped
+    # twice: each time the client asks again and goes on where it was
+    relay = DroppingRelay(int(address.rsplit(":", 1)[1]), drop={3, 8})
+    try:
+        submission = play_remote(relay.address, token, "nav", "test", lambda: load_agent("random", 0, "objectnav"),
+                                 "random remote", batch=batch)  # fmt: skip
+    finally:
+        relay.close()
+    assert relay.dropped == 2
     with made() as session:
         row = session.get(Submission, submission)
         assert row.status == "finished" and row.reason == ""
@@ -304,7 +360,7 @@ def test_a_silent_remote_agent_ends_its_run_with_the_reason(remote_server):
     body = {"method": "silent", "batch": 2}
     started = httpx.post(f"{address}/api/challenges/nav/test/remote", json=body, headers=headers).json()
     steps = httpx.get(f"{address}/api/remote/{started['run']}/next", headers=headers, timeout=60).json()["steps"]
-    assert [s["step"] for s in steps] == [1, 2]
+    assert steps == [1]  # the first half's
 
     def ended():
         with made() as session:

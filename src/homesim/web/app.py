@@ -189,22 +189,27 @@ def create_app(sessions: sessionmaker[Session], patience: float = remote.PATIENC
         return as_dict(submission)
 
     @app.post("/api/challenges/{slug}/{phase_slug}/remote", status_code=201)
-    def api_remote(
-        slug: str, phase_slug: str, body: dict = Body(...), s: Session = Depends(session), team: Team | None = Depends(viewer)
-    ):
-        """Starts a remote evaluation of `batch` episodes at once (default 1)."""
+    async def api_remote(slug: str, phase_slug: str, body: dict = Body(...), team: Team | None = Depends(viewer)):
+        """Starts a remote evaluation of `batch` episodes at once (default 1): its episodes are loaded off the
+        event loop, its hub runs on it (`server.remote`)."""
         if team is None:
             raise HTTPException(401, "a team's token is needed: Authorization: Bearer TOKEN")
-        phase = find_phase(s, slug, phase_slug)
         batch = body.get("batch", 1)
+
+        def begin() -> tuple[remote.Run, str]:
+            with sessions() as s:
+                phase = find_phase(s, slug, phase_slug)
+                return remote.start(sessions, phase, team, method, paper_url, patience, batch), phase.challenge.suite
+
         try:
             if not isinstance(batch, int) or isinstance(batch, bool):
                 raise ChallengeError(f"batch {batch!r}: a whole number of episodes at once")
             method, paper_url = str(body.get("method", "")), str(body.get("paper_url", ""))
-            run = remote.start(sessions, phase, team, method, paper_url, patience, batch)
+            run, suite = await run_in_threadpool(begin)
         except ChallengeError as e:
             raise HTTPException(400, str(e)) from None
-        return {"run": run.name, "submission": run.submission_id, "suite": phase.challenge.suite, "batch": batch}
+        run.launch()
+        return {"run": run.name, "submission": run.submission_id, "suite": suite, "batch": batch}
 
     @app.get("/api/remote/{name}/next")
     async def api_remote_next(request: Request, name: str, wait: float = 20.0):
@@ -213,11 +218,11 @@ def create_app(sessions: sessionmaker[Session], patience: float = remote.PATIENC
             run = remote.find(name, _token(request))
         except ChallengeError as e:
             raise HTTPException(404, str(e)) from None
-        return _json(await run.next_steps(min(max(wait, 0.0), 60.0)))
+        return Response(await run.next_steps(min(max(wait, 0.0), 60.0)), media_type="application/json")
 
     @app.post("/api/remote/{name}/act")
     async def api_remote_act(request: Request, name: str):
-        """The agent's actions for steps, {answers: [{slot, step, action, target}], wait}; answers with the next
+        """The agent's actions for steps, {answers: {slots, steps, actions, targets}, wait}; answers with the next
         steps (as /next does)."""
         try:
             run = remote.find(name, _token(request))
@@ -226,13 +231,14 @@ def create_app(sessions: sessionmaker[Session], patience: float = remote.PATIENC
         try:
             body = json.loads(await _body(request))
             if not isinstance(body, dict) or not isinstance(body.get("wait", 20.0), int | float):
-                raise ChallengeError("send {answers: [{slot, step, action, target}, ...], wait: seconds}")
+                raise ChallengeError(f"send {{answers: {remote.ANSWERS}, wait: seconds}}")
             run.answer(body.get("answers"))
         except ChallengeError as e:
             raise HTTPException(400, str(e)) from None
         except (ValueError, RecursionError) as e:  # json's
             raise HTTPException(400, f"not JSON: {e}") from None
-        return _json(await run.next_steps(min(max(float(body.get("wait", 20.0)), 0.0), 60.0)))
+        state = await run.next_steps(min(max(float(body.get("wait", 20.0)), 0.0), 60.0))
+        return Response(state, media_type="application/json")
 
     @app.get("/api/submissions/{submission_id}")
     def api_submission(submission_id: int, s: Session = Depends(session), team: Team | None = Depends(viewer)):
