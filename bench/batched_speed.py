@@ -1,9 +1,12 @@
 """Issue 30's batched engines in one run, each against its single counterpart and MiniGrid measured in the
 same run, with the memory per env at each batch size:
 
-* ObjectNav without pixels (`envs.objectnav.vector`), random actions without STOP, after a warm-up
-  (`bench/objectnav_vector_speed.py`'s measures: the single env `homesim/ObjectNav-v0` and the batch);
-  memory: the batch's state arrays per env plus its share of the shared tables (moves, positions, distances);
+* ObjectNav without pixels (`envs.objectnav.vector`), random actions without STOP (an episode cut every 500
+  steps: the figure the target is read on), after a warm-up (`bench/objectnav_vector_speed.py`'s measures: the
+  single env `homesim/ObjectNav-v0` and the batch), and stepping alone (a step limit never reached, no target);
+  memory: the batch's state arrays per env plus its share of the shared tables (moves, positions, distances).
+  Distances to goal are computed where agents first stand: --warm-up seconds of random steps fill part of them,
+  --fill all of them up front (what a long run reaches; minutes);
 * ALFRED without pixels (`envs.alfred.vector`: navigation + oracle interactions, random valid actions), warm
   (`bench/alfred_vector_speed.py`'s measures, `step` alone timed); memory: the state arrays per env (what the
   batch keeps per arrangement and pose, as entry counts, is in the JSON);
@@ -46,6 +49,7 @@ import alfred_vector_speed as alfred  # noqa: E402
 import objectnav_vector_speed as objectnav  # noqa: E402
 import render_batch_speed as render  # noqa: E402
 from engine_speed import minigrid_steps_per_second  # noqa: E402  (the reference every bench compares with)
+from objectnav_vector_speed import ENDLESS  # noqa: E402
 
 OBJECTNAV_TARGET, OBJECTNAV_TARGET_FROM = 1_000_000, 1024  # steps/s, at batches of this size or more
 ALFRED_TARGET, RENDER_TARGET, RENDER_TARGET_SIZE = 200_000, 3_000, 128
@@ -76,20 +80,25 @@ def objectnav_rows(args, figures: dict) -> list[dict]:
     ObjectNavVectorEnv(1, episodes, scenes)  # builds the grids and distance fields (kept with the scenes)
     figures["objectnav_warm_up"] = objectnav.warm_up(episodes, scenes, max(sizes), args.warm_up, args.fill)
     single = objectnav.single_steps_per_second(episodes, scenes, args.seconds, seed=1)
-    rows = []
+    endless_single = objectnav.single_steps_per_second(episodes, scenes, args.seconds, seed=1, max_steps=ENDLESS)
+    rows, endless_rows = [], []
     for n in sizes:
         envs = ObjectNavVectorEnv(n, episodes, scenes)
         rate = objectnav.batch_steps_per_second(envs, args.seconds, stop=False)
         state, tables_mb = objectnav.memory(envs)
-        rows.append(row("ObjectNav, no pixels", n, rate, single, state + tables_mb * 1e6 / n, objectnav_target(n)))
+        memory = state + tables_mb * 1e6 / n
+        rows.append(row("ObjectNav, no pixels", n, rate, single, memory, objectnav_target(n)))
         rows[-1] |= {"state_bytes_per_env": state, "tables_mb": tables_mb}
+        endless = ObjectNavVectorEnv(n, episodes, scenes, max_steps=ENDLESS)
+        rate = objectnav.batch_steps_per_second(endless, args.seconds, stop=False)
+        endless_rows.append(row("ObjectNav, no episode ends", n, rate, endless_single, memory, None))
     if args.two_processes:
         n, largest = max(sizes), max(rows, key=lambda r: r["num_envs"])
         rate = objectnav.two_processes(episodes, scenes, n, args.seconds)
         memory = largest["state_bytes_per_env"] + 2 * largest["tables_mb"] * 1e6 / n  # each process its tables
         rows.append(row("ObjectNav, 2 processes", n, rate, single, memory, objectnav_target(n)))
     figures["objectnav"] = {"episodes": len(episodes), "houses": len(scenes)}
-    return rows
+    return rows + endless_rows
 
 
 def alfred_rows(args, figures: dict) -> list[dict]:
