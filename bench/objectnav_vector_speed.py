@@ -116,16 +116,25 @@ def memory(envs: ObjectNavVectorEnv) -> tuple[float, float]:
     return per_env, sum(getattr(envs, name).nbytes for name in TABLES) / 1e6
 
 
+_SHARED: tuple = ()  # the parent's (episodes, scenes), inherited by forked workers
+
+
+def _share(episodes, scenes) -> None:
+    global _SHARED
+    _SHARED = (episodes, scenes)
+
+
 def _worker(args) -> float:
-    episodes, scenes, num_envs, seconds = args
-    return batch_steps_per_second(ObjectNavVectorEnv(num_envs, episodes, scenes), seconds, stop=False)
+    num_envs, seconds = args
+    return batch_steps_per_second(ObjectNavVectorEnv(num_envs, *_SHARED), seconds, stop=False)
 
 
 def two_processes(episodes, scenes, num_envs: int, seconds: float) -> float:
-    """Env steps/s of two processes stepping num_envs / 2 envs each, at the same time (fork: the scenes'
-    grids and distance fields are shared, each process builds its own tables)."""
-    with multiprocessing.get_context("fork").Pool(2) as pool:
-        rates = pool.map(_worker, [(episodes, scenes, num_envs // 2, seconds)] * 2)
+    """Env steps/s of two processes stepping num_envs / 2 envs each, at the same time. The scenes reach them
+    by fork (a pool's initargs), not pickled: a pickled scene drops its caches, its grids and the distances
+    computed so far, and the workers would measure a cold start. Each process builds its own tables."""
+    with multiprocessing.get_context("fork").Pool(2, initializer=_share, initargs=(episodes, scenes)) as pool:
+        rates = pool.map(_worker, [(num_envs // 2, seconds)] * 2)
     return sum(rates)
 
 
