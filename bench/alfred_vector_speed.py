@@ -66,6 +66,12 @@ def random_valid_actions(rng: np.random.Generator, visible: tuple[tuple[str, ...
     return {"action": actions, "target": tuple(targets)}
 
 
+def scene_views(scenes: dict) -> None:
+    """What each scene's fixed objects are seen from (kept on disk): set-up, made before anything is timed."""
+    for scene in scenes.values():
+        pose_views(scene)
+
+
 def single_steps_per_second(episodes, scenes, seconds: float, seed: int = 0) -> float:
     env = AlfredEnv(episodes, scenes)
     observation, _ = env.reset(seed=seed)
@@ -98,6 +104,13 @@ def batch_steps_per_second(envs: AlfredVectorEnv, seconds: float, seed: int = 1)
         visible = observations["visible_objects"]
         steps += envs.num_envs
     return steps / spent
+
+
+def cold_and_warm(envs: AlfredVectorEnv, seconds: float, warm_up: float, seed: int) -> tuple[float, float]:
+    """Env steps/s of a new batch's first `seconds`, and of `seconds` more after `warm_up` seconds of steps."""
+    cold = batch_steps_per_second(envs, seconds, seed=seed)
+    batch_steps_per_second(envs, warm_up, seed=seed + 1)
+    return cold, batch_steps_per_second(envs, seconds, seed=seed + 2)
 
 
 def memory(envs: AlfredVectorEnv) -> dict:
@@ -152,8 +165,7 @@ def main() -> None:
         f" {os.cpu_count()} cores; MiniGrid-Empty-8x8 {before:,.0f} steps/s"
     )
     begin = time.perf_counter()
-    for scene in scenes.values():  # what each scene's fixed objects are seen from (kept on disk): set-up, not steps
-        pose_views(scene)
+    scene_views(scenes)
     figures["views_seconds"] = time.perf_counter() - begin
     begin = time.perf_counter()
     AlfredVectorEnv(1, episodes, scenes)
@@ -170,9 +182,7 @@ def main() -> None:
     figures["single_env_steps_per_s"], figures["batch"] = single, {}
     for n in sizes:
         envs = AlfredVectorEnv(n, episodes, scenes)
-        cold = batch_steps_per_second(envs, args.seconds, seed=n)
-        batch_steps_per_second(envs, args.warm_up, seed=n + 1)
-        warm = batch_steps_per_second(envs, args.seconds, seed=n + 2)
+        cold, warm = cold_and_warm(envs, args.seconds, args.warm_up, seed=n)
         kept = memory(envs)
         figures["batch"][n] = {"cold": cold, "warm": warm, **kept, "load_average": os.getloadavg()[0]}
         table.add_row(

@@ -26,6 +26,7 @@ from rich.table import Table
 
 from homesim.render import Renderer
 from homesim.render.batch import BatchRenderer
+from homesim.render.renderer import ATTACHMENTS
 from homesim.scenes.houses import generate_house
 from homesim.tasks.objectnav import embodied_scene
 from homesim.world.objectnav.embodiment import LOCOBOT
@@ -61,6 +62,49 @@ def timed(draw, frames_per_call: int, seconds: float) -> tuple[float, float]:
     return frames / wall, 1000 * cpu / frames
 
 
+def settings(size: int) -> dict:
+    """A renderer's settings for LoCoBot's camera at size x size."""
+    return {"width": size, "height": size, "fov": LOCOBOT.hfov, "depth_range": LOCOBOT.depth_range}
+
+
+def single_frames_per_second(poses: list[tuple], size: int, seconds: float) -> tuple[float, float]:
+    """Frames/s and CPU ms per frame of the single renderer drawing the poses one at a time, in turn."""
+    single = Renderer(**settings(size), views=0)
+    cycle = iter(range(10**9))
+
+    def one() -> None:
+        scene, state = poses[next(cycle) % len(poses)]
+        single.render(scene, state)
+
+    try:
+        return timed(one, 1, seconds)
+    finally:
+        single.close()
+
+
+def batch_frames_per_second(poses: list[tuple], size: int, batch: int, seconds: float) -> tuple[float, float]:
+    """Frames/s and CPU ms per frame of a `BatchRenderer` drawing the poses `batch` at a time, in turn."""
+    renderer = BatchRenderer(batch, **settings(size))
+    start = iter(range(10**9))
+
+    def many() -> None:
+        offset = next(start) * batch % len(poses)
+        renderer.render_many((poses + poses)[offset : offset + batch])
+
+    try:
+        return timed(many, batch, seconds)
+    finally:
+        renderer.close()
+
+
+def bytes_per_view(size: int) -> int:
+    """What a view holds in a batch: its layer of the layered framebuffer (each image's colour attachment and
+    the 32-bit depth attachment, in llvmpipe's memory) and its images read back."""
+    attachments = sum(components * np.dtype(kind).itemsize for components, _, kind in ATTACHMENTS.values())
+    read_back = 3 + 4 + 4  # RGB (3 x uint8), depth (float32), segmentation (int32)
+    return size * size * (attachments + 4 + read_back)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="64,128,256")
@@ -82,29 +126,12 @@ def main() -> None:
     for column in ("size", "renderer", "frames/s", "x single", "CPU ms/frame", "load"):
         table.add_column(column, justify="right")
     for size in (int(s) for s in args.sizes.split(",")):
-        settings = {"width": size, "height": size, "fov": LOCOBOT.hfov, "depth_range": LOCOBOT.depth_range}
-        single = Renderer(**settings, views=0)
-        cycle = iter(range(10**9))
-
-        def one() -> None:
-            scene, state = poses[next(cycle) % len(poses)]
-            single.render(scene, state)
-
-        reference, reference_cpu = timed(one, 1, args.seconds)
-        single.close()
+        reference, reference_cpu = single_frames_per_second(poses, size, args.seconds)
         figures["sizes"][size] = {"single": {"frames_per_s": reference, "cpu_ms_per_frame": reference_cpu}}
         load = os.getloadavg()[0]
         table.add_row(f"{size}x{size}", "single", f"{reference:,.0f}", "1.00", f"{reference_cpu:.3f}", f"{load:.1f}")
         for batch in batches:
-            renderer = BatchRenderer(batch, **settings)
-            start = iter(range(10**9))
-
-            def many(renderer=renderer, batch=batch, start=start) -> None:
-                offset = next(start) * batch % len(poses)
-                renderer.render_many((poses + poses)[offset : offset + batch])
-
-            rate, cpu = timed(many, batch, args.seconds)
-            renderer.close()
+            rate, cpu = batch_frames_per_second(poses, size, batch, args.seconds)
             load = os.getloadavg()[0]
             figures["sizes"][size][batch] = {"frames_per_s": rate, "cpu_ms_per_frame": cpu, "load_average": load}
             table.add_row("", f"batch {batch}", f"{rate:,.0f}", f"{rate / reference:.2f}", f"{cpu:.3f}", f"{load:.1f}")
