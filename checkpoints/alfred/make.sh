@@ -10,8 +10,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$WORK"
 export OMP_NUM_THREADS=1  # one torch thread: faster than two on a shared machine
 
-# ALFRED's whole train split (6,574 trajectories). moca.pt as published is still the earlier recipe's, one
-# epoch over every 4th trajectory (README.md beside this file says how that subset was cut).
+# ALFRED's whole train split (6,574 trajectories)
 homesim alfred frames --episodes "$ALFRED/trajectories/train.jsonl.gz" --layouts "$ALFRED/layouts" \
   --out "$WORK/frames64-train" --size 64 --workers 2
 
