@@ -11,6 +11,12 @@ from gymnasium.utils import seeding
 DRAWS = 32  # episode choices drawn ahead per env: k draws of integers(n) one by one equal one draw of size k
 
 
+def check_num_envs(num_envs: object) -> None:
+    """A batch's size must be a positive int (a bool is not one)."""
+    if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+        raise ValueError(f"num_envs={num_envs!r}: a positive number of envs")
+
+
 def reset_seeds(seed: int | Sequence[int | None] | None, n: int) -> list[int | None]:
     """Each env's seed: s + i for `reset(seed=s)` (Gymnasium's convention), or one given per env."""
     seeds = [None] * n if seed is None else [seed + i for i in range(n)] if isinstance(seed, int) else list(seed)

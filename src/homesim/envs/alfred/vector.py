@@ -41,7 +41,15 @@ from gymnasium.vector.utils import batch_space
 
 from homesim.envs.alfred.embodied import MAX_FAILS, MAX_STEPS, AlfredEnv, plain_text
 from homesim.envs.alfred.episodes import EpisodesOption, annotation_of
-from homesim.envs.batched import DRAWS, chosen_episodes, draw_episodes, reset_mask, reset_seeds, seed_generators
+from homesim.envs.batched import (
+    DRAWS,
+    check_num_envs,
+    chosen_episodes,
+    draw_episodes,
+    reset_mask,
+    reset_seeds,
+    seed_generators,
+)
 from homesim.tasks.alfred import code_history, conditions_read_the_view, goal_conditions
 from homesim.world.actions import ACTIONS, INTERACT_ACTIONS, MOVE_AHEAD, NAVIGATION_ACTIONS, STOP, Action
 from homesim.world.dynamics import step as world_step
@@ -84,8 +92,7 @@ class AlfredVectorEnv(VectorEnv):
         layouts: str | None = None,
         rules: Mapping[str, str] | None = None,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-            raise ValueError(f"num_envs={num_envs!r}: a positive number of envs")
+        check_num_envs(num_envs)
         for given, what in ((expert_hints, "expert hints"), (pixels, "pixels"), (interaction != "oracle", "masks")):
             if given:
                 raise ValueError(f"{what} are not batched: use vectorization_mode='sync' for them")

@@ -40,7 +40,15 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from homesim.envs.batched import DRAWS, chosen_episodes, draw_episodes, reset_mask, reset_seeds, seed_generators
+from homesim.envs.batched import (
+    DRAWS,
+    check_num_envs,
+    chosen_episodes,
+    draw_episodes,
+    reset_mask,
+    reset_seeds,
+    seed_generators,
+)
 from homesim.envs.objectnav.env import (
     CATEGORY_NAMES,
     NO_OBJECTS,
@@ -106,8 +114,7 @@ class ObjectNavVectorEnv(VectorEnv):
         expert_hints: bool = False,
         **settings,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-            raise ValueError(f"num_envs={num_envs!r}: a positive number of envs")
+        check_num_envs(num_envs)
         if expert_hints:
             raise ValueError("expert hints are not batched: use vectorization_mode='sync' for them")
         # The single env checks the other arguments; its rules are the ones used below.
