@@ -103,3 +103,19 @@ def test_many_ends_at_once_are_each_ends_own(house):
     kept = [None if oracle else ["kept"] for _, _, oracle in ends]
     inputs = criteria_inputs_many(grid, [(goals, agent, k) for (goals, agent, _), k in zip(ends, kept)])
     assert inputs == [criteria_inputs(grid, goals, agent, k) for (goals, agent, _), k in zip(ends, kept)]
+
+
+def test_lines_leaving_the_grid_or_of_no_length_trace_as_one_round(house):
+    """Lines from cameras outside the grid or at its edge, and lines of no length on the floor plan (a point
+    straight above or below the camera, in or out of the box's footprint): the same as the first `_clear`."""
+    grid, goal_sets, poses = house
+    rng = np.random.default_rng(2)
+    x0, z0 = grid.i0 * LATTICE, grid.j0 * LATTICE
+    x1, z1 = x0 + (grid.shape[0] - 1) * LATTICE, z0 + (grid.shape[1] - 1) * LATTICE
+    for _ in range(10):
+        box = next(iter(goal_sets[rng.integers(len(goal_sets))].values()))
+        points = surface_points(box)[rng.integers(len(surface_points(box)), size=300)]
+        cameras = np.column_stack([rng.uniform(x0 - 1, x1 + 1, 300), rng.uniform(z0 - 1, z1 + 1, 300)])
+        cameras[:100] = points[:100][:, [0, 2]]  # of no length
+        cameras[:20, 0] = box.lo[0] - 0.01  # of no length in z only: outside the footprint
+        assert np.array_equal(clear_lines(grid, box, cameras, points), one_round(grid, box, cameras, points))

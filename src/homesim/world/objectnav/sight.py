@@ -82,8 +82,16 @@ def _skips(grid: NavGrid) -> np.ndarray:
 def _camera_frame(d: np.ndarray, yaw, horizon) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Offsets from the camera (..., 3) as forward, right and up of a camera turned to yaw and pitched down
     by horizon (degrees, scalars or arrays broadcasting with the offsets' leading shape)."""
-    sy, cy = np.sin(np.radians(yaw)), np.cos(np.radians(yaw))
-    sh, ch = np.sin(np.radians(horizon)), np.cos(np.radians(horizon))
+    return _rotated(d, _sin_cos(yaw), _sin_cos(horizon))
+
+
+def _sin_cos(degrees) -> tuple:
+    return np.sin(np.radians(degrees)), np.cos(np.radians(degrees))
+
+
+def _rotated(d: np.ndarray, yaw: tuple, horizon: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`_camera_frame` from the sines and cosines of yaw and horizon."""
+    (sy, cy), (sh, ch) = yaw, horizon
     dx, dy, dz = d[..., 0], d[..., 1], d[..., 2]
     forward = ch * sy * dx - sh * dy + ch * cy * dz
     right = cy * dx - sy * dz
@@ -159,30 +167,34 @@ def _clear(grid: NavGrid, footprints: np.ndarray, cameras: np.ndarray, points: n
     low, high, width, skips = grid.low.ravel(), grid.high.ravel(), grid.shape[1], _skips(grid)
     # the skips of the columns a line can meet: those at least as tall as its lowest sample
     level = np.searchsorted(LEVELS, np.minimum(h, points[:, 1]), side="right") - 1
-    lines = np.stack([length, enter, limit, x, z, dx, dz, dy, level * low.size], axis=1)
+    reach = np.where(length > 0, length, np.inf)  # a sample's t: k * LATTICE / reach, 0 on a line of no length
+    lines = np.stack([reach, _stops(reach, enter, limit), x, z, dx, dz, dy, level * low.size])
+    # lines between points of the grid's interior have every sample inside it, rounded
+    ends = np.concatenate([cameras, points[:, [0, 2]]]) / LATTICE - (grid.i0, grid.j0)
+    contained = ends.min() >= 1 and (ends.max(axis=0) <= np.array(grid.shape) - 2).all()
     clear = np.zeros(len(points), dtype=bool)
 
     def trace(live: np.ndarray) -> None:
         clear[live] = True
         k = np.zeros(len(live), dtype=np.int64)  # each line's next sample
-        traced = lines[live]
+        traced = lines[:, live]
         while len(live):
-            reach, enters, limits, xs, zs, dxs, dzs, dys, tables = (column[:, None] for column in traced.T)
+            reaches, stops, xs, zs, dxs, dzs, dys, tables = traced[:, :, None]
             ks = k[:, None] + np.arange(min(WIDEST, max(1, SAMPLES // len(live))))  # the next samples in a row
-            with np.errstate(divide="ignore", invalid="ignore"):
-                t = np.where(reach > 0, ks * LATTICE / reach, 0.0)
-            wanted = ((t < enters) | (ks == 0)) & (ks < limits)  # a prefix of each line's samples
+            t = ks * LATTICE / reaches
+            wanted = ks < stops  # a prefix of each line's samples
             i = np.rint((xs + t * dxs) / LATTICE).astype(np.int64) - grid.i0
             j = np.rint((zs + t * dzs) / LATTICE).astype(np.int64) - grid.j0
             sy = h + t * dys
-            inside = wanted & (i >= 0) & (i < grid.shape[0]) & (j >= 0) & (j < grid.shape[1])
-            cell = np.where(inside, i * width + j, 0)
-            blocked = (inside & (low[cell] <= sy) & (sy <= high[cell])).any(axis=1)
+            if not contained:
+                wanted &= (i >= 0) & (i < grid.shape[0]) & (j >= 0) & (j < grid.shape[1])
+            cell = np.where(wanted, i * width + j, 0)
+            blocked = (wanted & (low[cell] <= sy) & (sy <= high[cell])).any(axis=1)
             clear[live[blocked]] = False
-            going = wanted[:, -1] & ~blocked
+            going = (ks[:, -1] < stops[:, 0]) & ~blocked
             # the farthest any sample's skip reaches: the samples before it are those taken or skipped
-            after = (ks + np.where(inside, skips[tables.astype(np.int64) + cell], 1)).max(axis=1)
-            live, k, traced = live[going], after[going], traced[going]
+            after = (ks + np.where(wanted, skips[tables.astype(np.int64) + cell], 1)).max(axis=1)
+            live, k, traced = live[going], after[going], traced[:, going]
 
     if owners is None:
         trace(np.arange(len(points)))
@@ -194,6 +206,21 @@ def _clear(grid: NavGrid, footprints: np.ndarray, cameras: np.ndarray, points: n
     shown[owners[clear]] = True
     trace(np.flatnonzero(~first & ~shown[owners]))
     return clear
+
+
+def _stops(reach: np.ndarray, enter: np.ndarray, limit: np.ndarray) -> np.ndarray:
+    """Each line's first sample not taken: samples k < limit are taken where k = 0 or their t (k * LATTICE /
+    reach, growing with k) is short of the entry point; the first k >= 1 whose t is not lies within 2 of
+    enter * reach / LATTICE (the quotient's rounding), so the few candidates there are tried, the same way."""
+    stop = np.full(len(reach), np.inf)
+    with np.errstate(invalid="ignore"):
+        # on a line of no length (reach inf) every t is 0: k = 1 stops it where enter is 0, none where it is not
+        estimate = np.floor(enter * reach / LATTICE)
+        estimate[np.isnan(estimate)] = 0.0
+        for offset in (3, 2, 1, 0, -1, -2):  # the smallest candidate that stops wins
+            k = np.maximum(1, estimate + offset)
+            stop = np.where(k * LATTICE / reach >= enter, k, stop)
+    return np.minimum(stop, limit)
 
 
 def sights(grid: NavGrid, boxes: list[Box], agent: AgentState, oracle: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -323,10 +350,10 @@ def _oracle_framed(grid: NavGrid, cameras: np.ndarray, points: np.ndarray) -> np
     e = grid.embodiment
     eyes = np.stack([cameras[:, 0], np.full(len(cameras), e.camera_height), cameras[:, 1]], axis=1)
     d = points[None, :, :] - eyes[:, None, :]
-    yaw = (np.rint(np.degrees(np.arctan2(d[..., 0], d[..., 2])) / e.turn) * e.turn) % 360
+    yaw = _sin_cos((np.rint(np.degrees(np.arctan2(d[..., 0], d[..., 2])) / e.turn) * e.turn) % 360)
     framed = np.zeros(d.shape[:2], dtype=bool)
     for horizon in e.horizons:
-        framed |= _framed(grid, *_camera_frame(d, yaw, horizon), margin=MARGIN)
+        framed |= _framed(grid, *_rotated(d, yaw, _sin_cos(horizon)), margin=MARGIN)
     return framed
 
 
