@@ -164,11 +164,12 @@ def _clear(grid: NavGrid, footprints: np.ndarray, cameras: np.ndarray, points: n
     length = np.hypot(dx, dz)
     counts = np.maximum(1, np.maximum.reduceat(np.ceil(length * enter / LATTICE), starts))
     limit = np.repeat(counts, np.diff(np.append(starts, len(points))))
-    low, high, width, skips = grid.low.ravel(), grid.high.ravel(), grid.shape[1], _skips(grid)
-    # the skips of the columns a line can meet: those at least as tall as its lowest sample
-    level = np.searchsorted(LEVELS, np.minimum(h, points[:, 1]), side="right") - 1
+    low, high, columns, skips = grid.low.ravel(), grid.high.ravel(), grid.shape[1], _skips(grid)
+    # each line's table of skips (`_skips`): that of the columns at least as tall as its lowest sample
     reach = np.where(length > 0, length, np.inf)  # a sample's t: k * LATTICE / reach, 0 on a line of no length
-    lines = np.stack([reach, _stops(reach, enter, limit), x, z, dx, dz, dy, level * low.size])
+    # in lattice steps, exactly (LATTICE is a power of 2): (x + t * dx) / LATTICE = x' + t * dx'
+    lines = np.stack([reach, _stops(reach, enter, limit), x / LATTICE, z / LATTICE, dx / LATTICE, dz / LATTICE, dy])
+    tables = (np.searchsorted(LEVELS, np.minimum(h, points[:, 1]), side="right") - 1) * low.size
     # lines between points of the grid's interior have every sample inside it, rounded
     ends = np.concatenate([cameras, points[:, [0, 2]]]) / LATTICE - (grid.i0, grid.j0)
     contained = ends.min() >= 1 and (ends.max(axis=0) <= np.array(grid.shape) - 2).all()
@@ -177,24 +178,26 @@ def _clear(grid: NavGrid, footprints: np.ndarray, cameras: np.ndarray, points: n
     def trace(live: np.ndarray) -> None:
         clear[live] = True
         k = np.zeros(len(live), dtype=np.int64)  # each line's next sample
-        traced = lines[:, live]
+        traced, table = lines[:, live], tables[live, None]
         while len(live):
-            reaches, stops, xs, zs, dxs, dzs, dys, tables = traced[:, :, None]
-            ks = k[:, None] + np.arange(min(WIDEST, max(1, SAMPLES // len(live))))  # the next samples in a row
+            reaches, stops, xs, zs, dxs, dzs, dys = traced[:, :, None]
+            width = min(WIDEST, max(1, SAMPLES // len(live)))
+            ks = k[:, None] + np.arange(width)  # the next samples in a row
             t = ks * LATTICE / reaches
             wanted = ks < stops  # a prefix of each line's samples
-            i = np.rint((xs + t * dxs) / LATTICE).astype(np.int64) - grid.i0
-            j = np.rint((zs + t * dzs) / LATTICE).astype(np.int64) - grid.j0
+            i = np.rint(xs + t * dxs).astype(np.int64) - grid.i0
+            j = np.rint(zs + t * dzs).astype(np.int64) - grid.j0
             sy = h + t * dys
             if not contained:
                 wanted &= (i >= 0) & (i < grid.shape[0]) & (j >= 0) & (j < grid.shape[1])
-            cell = np.where(wanted, i * width + j, 0)
-            blocked = (wanted & (low[cell] <= sy) & (sy <= high[cell])).any(axis=1)
+            cell = np.where(wanted, i * columns + j, 0)
+            hit = wanted & (low[cell] <= sy) & (sy <= high[cell])
+            # the farthest any sample's skip reaches: the samples before it are those taken or skipped
+            after = ks + np.where(wanted, skips[table + cell], 1)
+            blocked, after = (hit[:, 0], after[:, 0]) if width == 1 else (hit.any(axis=1), after.max(axis=1))
             clear[live[blocked]] = False
             going = (ks[:, -1] < stops[:, 0]) & ~blocked
-            # the farthest any sample's skip reaches: the samples before it are those taken or skipped
-            after = (ks + np.where(wanted, skips[tables.astype(np.int64) + cell], 1)).max(axis=1)
-            live, k, traced = live[going], after[going], traced[:, going]
+            live, k, traced, table = live[going], after[going], traced[:, going], table[going]
 
     if owners is None:
         trace(np.arange(len(points)))
