@@ -405,7 +405,7 @@ class ObjectNavVectorEnv(VectorEnv):
     def _verdicts(self, ends: list[int], stopped: np.ndarray) -> list[tuple[int, dict]]:
         """The single env's verdict on each ending env's episode; what the criteria read judged once per goal set
         and pose, the poses not judged yet all at once (`criteria_inputs_many`, per house)."""
-        keys = [(int(self._base[i] + self._node[i]), int(self._yaw[i]), int(self._horizon[i])) for i in ends]
+        keys = list(zip(*(a[ends].tolist() for a in (self._base + self._node, self._yaw, self._horizon))))
         new: dict[str, dict[tuple, int]] = {}  # per house, the poses to judge and an env ending there
         for i, key in zip(ends, keys):
             if key not in self._judged:

@@ -248,20 +248,19 @@ def sights_many(
         if not boxes:
             continue
         fine, fine_box, coarse, coarse_box, coarse_kind, corners = _goal_points(boxes)
-        agents = [ends[end][1] for end in members]
-        seen = _frames(grid, fine, agents)  # (ends, points)
+        poses = np.array([(a.x, a.z, a.yaw, a.horizon) for a in (ends[end][1] for end in members)])
+        seen = _frames(grid, fine, poses)  # (ends, points)
         oracle = np.array([ends[end][2] for end in members])
         oracle_seen = np.zeros((len(members), len(coarse)), dtype=bool)
         if oracle.any():
-            positions = np.array([[a.x, a.z] for a, o in zip(agents, oracle) if o])
-            oracle_seen[oracle] = _oracle_framed(grid, positions, coarse)
+            oracle_seen[oracle] = _oracle_framed(grid, poses[oracle, :2], coarse)
         at = np.array(members)
         for framed, table, box, kind in ((seen, fine, fine_box, None), (oracle_seen, coarse, coarse_box, coarse_kind)):
             end, point = np.nonzero(framed)
             box_of = box[point]
             keys.append((at[end] * widest + box_of) * 3 + (0 if kind is None else kind[point]))
             points.append(table[point])
-            cameras.append(np.array([[a.x, a.z] for a in agents]).reshape(-1, 2)[end])
+            cameras.append(poses[end, :2])
             footprints.append(corners[box_of])
     if not keys:
         return [(np.zeros(len(b), dtype=bool), np.zeros(len(b), dtype=bool)) for b, _, _ in ends]
@@ -294,10 +293,10 @@ def _goal_points(boxes: tuple[Box, ...]) -> tuple[np.ndarray, ...]:
     return np.concatenate(fine), fine_box, np.concatenate(coarse), coarse_box, coarse_kind, corners
 
 
-def _frames(grid: NavGrid, points: np.ndarray, agents: list[AgentState]) -> np.ndarray:
-    """(agents, points): `in_frame` for each agent."""
-    eyes = np.array([[a.x, grid.embodiment.camera_height, a.z] for a in agents])
-    yaw, horizon = (np.array([[getattr(a, k)] for a in agents]) for k in ("yaw", "horizon"))
+def _frames(grid: NavGrid, points: np.ndarray, poses: np.ndarray) -> np.ndarray:
+    """(poses, points): `in_frame` for each pose ((N, 4) x, z, yaw, horizon)."""
+    eyes = np.column_stack([poses[:, 0], np.full(len(poses), grid.embodiment.camera_height), poses[:, 1]])
+    yaw, horizon = poses[:, 2:3], poses[:, 3:4]
     return _framed(grid, *_camera_frame(points[None, :, :] - eyes[:, None, :], yaw, horizon))
 
 
