@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import math
+import weakref
 from collections.abc import Sequence
 
 import numpy as np
@@ -38,6 +39,7 @@ SKIP_MARGIN = 1.5  # lattice steps: two samples' cells are at most their distanc
 # columns cannot block it; HEIGHT_MARGIN covers a sample's rounding below the line's lower end
 LEVELS = np.array([-np.inf, 0.25, 0.5, 0.75])
 HEIGHT_MARGIN = 1e-6
+_SKIPS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # `_skips` per grid
 
 
 @functools.lru_cache(maxsize=4096)
@@ -59,14 +61,15 @@ def surface_points(box: Box, fine: bool = True) -> np.ndarray:
     return points
 
 
-@functools.lru_cache(maxsize=64)
 def _skips(grid: NavGrid) -> np.ndarray:
     """Per level of LEVELS and lattice point (flat, level by level), how many samples a line of sight whose
     samples are all at least that high may move on from a sample there: the samples between land at most
     m + sqrt(2) lattice steps from it (m samples on, one lattice step apart on the floor, each rounded to its
     nearest point), so they are nearer no obstacle column of that height than it is and none blocks them.
     1 on or beside such a column: every sample there is tested. Fewer is as true: 16 bits each (2 bytes per
-    level and lattice point, 1.8 MB for a generated house's 228,000)."""
+    level and lattice point, 1.8 MB for a generated house's 228,000), made once per grid and kept while it is."""
+    if grid in _SKIPS:
+        return _SKIPS[grid]
     from scipy import ndimage
 
     most = np.iinfo(np.int16).max
@@ -78,7 +81,8 @@ def _skips(grid: NavGrid) -> np.ndarray:
             tables.append(np.clip(np.ceil(distance - SKIP_MARGIN), 1, most).astype(np.int16).ravel())
         else:
             tables.append(np.full(obstacle.size, most, dtype=np.int16))
-    return np.concatenate(tables)
+    skips = _SKIPS[grid] = np.concatenate(tables)
+    return skips
 
 
 def _camera_frame(d: np.ndarray, yaw, horizon) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
