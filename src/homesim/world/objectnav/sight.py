@@ -9,8 +9,10 @@ the object in the frame" holds. Small movable objects do not occlude. Unlike ALF
 visibility (`geometry`), there is no 1.5 m reach and walls hide what is behind them.
 
 Lines of sight are traced in rounds of samples, each dropping the lines found blocked (most end at a wall
-early); an episode's end asks about every goal instance at once (`sights`, what the criteria read): the same
-lines, the same answers as asking box by box (`sees`, `oracle_sees`), for fewer passes.
+early) and skipping the samples too far from any obstacle column to meet one (`_skips`); an episode's end asks
+about every goal instance at once (`sights`, what the criteria read), and the batched env about every end of a
+step (`sights_many`): the same lines in the same groups, the same answers as asking box by box (`sees`,
+`oracle_sees`), for fewer passes.
 """
 
 from __future__ import annotations
