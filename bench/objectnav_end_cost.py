@@ -1,6 +1,7 @@
 """What judging an ObjectNav episode's end costs: `criteria_inputs` (every goal instance seen, and seen by
 turning in place: issue 32's record inputs) at random end poses (lattice nodes, headings and horizons) in
-generated houses, the episodes' goal sets, each pose timed alone; milliseconds per end (mean and percentiles).
+generated houses, the episodes' goal sets, each pose timed alone (the single env's ends; milliseconds per end,
+mean and percentiles), and all at once (`criteria_inputs_many`, per house: the batched env's ends of one step).
 
     python bench/objectnav_end_cost.py [--houses 2] [--per-house 3] [--poses 300] [--seed 0]
 
@@ -21,7 +22,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 from objectnav_vector_speed import houses_episodes  # noqa: E402
 
-from homesim.tasks.objectnav_criteria import criteria_inputs  # noqa: E402
+from homesim.tasks.objectnav_criteria import criteria_inputs, criteria_inputs_many  # noqa: E402
 from homesim.world.objectnav.embodiment import LOCOBOT  # noqa: E402
 from homesim.world.objectnav.navgrid import nav_grid  # noqa: E402
 from homesim.world.state import AgentState  # noqa: E402
@@ -55,6 +56,11 @@ def main() -> None:
         f"{len(ends)} ends in {len(scenes)} houses: {np.mean(costs) * 1e3:.2f} ms an end (5% {p5:.2f}, median"
         f" {p50:.2f}, 95% {p95:.2f}, max {top:.2f}); load average {os.getloadavg()[0]:.1f}"
     )
+    begin = time.perf_counter()
+    for grid in grids.values():
+        criteria_inputs_many(grid, [(goals, pose, None) for g, goals, pose in ends if g is grid])
+    together = (time.perf_counter() - begin) / len(ends)
+    print(f"all at once: {together * 1e3:.2f} ms an end; load average {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -239,3 +239,26 @@ def test_the_inputs_kept_per_pose_and_position_are_those_computed_afresh(two_hou
         goals = {g.object_id: g.box for g in episode.goals}
         assert inputs == criteria_inputs(envs._grids[episode.scene_id], goals, agent)
     assert any(inputs["oracle_seen"] for inputs in kept.values())
+
+
+def test_the_collector_is_paused_only_while_ends_are_judged(two_houses, monkeypatch):
+    """The ends of a step are judged with Python's cyclic collector off (`vector.collector_paused`), and it is
+    left as it was found: on when it was on, off when it was off."""
+    import gc
+
+    episodes, scenes = two_houses
+    envs = ObjectNavVectorEnv(4, episodes, scenes)
+    during = []
+    judge = envs._verdicts
+    monkeypatch.setattr(envs, "_verdicts", lambda *args: during.append(gc.isenabled()) or judge(*args))
+    envs.reset(seed=3)
+    stop = np.zeros(4, dtype=np.int64)  # every env calls STOP
+    envs.step(stop)
+    assert gc.isenabled() and during == [False]
+    gc.disable()
+    try:
+        envs.reset(seed=3)
+        envs.step(stop)
+        assert not gc.isenabled() and during == [False, False]
+    finally:
+        gc.enable()

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from homesim.scenes.houses import generate_house
-from homesim.tasks.objectnav_criteria import criteria_inputs
+from homesim.tasks.objectnav_criteria import criteria_inputs, criteria_inputs_many
 from homesim.world.objectnav.embodiment import LOCOBOT
 from homesim.world.objectnav.navgrid import LATTICE, nav_grid, surface_distance
-from homesim.world.objectnav.sight import PAIRS, clear_lines, oracle_sees, sees, sights, surface_points
+from homesim.world.objectnav.sight import PAIRS, clear_lines, oracle_sees, sees, sights, sights_many, surface_points
 from homesim.world.state import AgentState
 
 
@@ -88,3 +88,34 @@ def test_an_ends_sight_of_every_goal_at_once_is_each_goals_own(house):
         seen, oracle_seen = seen + len(inputs["seen"]), oracle_seen + len(inputs["oracle_seen"])
     assert seen and oracle_seen > seen  # both answers met, so the comparison tells something
     assert [a.tolist() for a in sights(grid, [], poses[0])] == [[], []]
+
+
+def test_many_ends_at_once_are_each_ends_own(house):
+    """`sights_many` and `criteria_inputs_many` (the batched env's ends of one step, traced at once) give each
+    end's own answers: every pose, goal sets of one to many boxes, with and without the oracle's lines."""
+    grid, goal_sets, poses = house
+    ends = [(goal_sets[k % len(goal_sets)], agent, k % 3 > 0) for k, agent in enumerate(poses)]
+    many = sights_many(grid, [(list(goals.values()), agent, oracle) for goals, agent, oracle in ends])
+    for (goals, agent, oracle), (seen, oracle_seen) in zip(ends, many):
+        alone = sights(grid, list(goals.values()), agent, oracle)
+        assert seen.tolist() == alone[0].tolist() and oracle_seen.tolist() == alone[1].tolist()
+    assert sum(s.sum() for s, _ in many) and sum(o.sum() for _, o in many)  # both answers met
+    kept = [None if oracle else ["kept"] for _, _, oracle in ends]
+    inputs = criteria_inputs_many(grid, [(goals, agent, k) for (goals, agent, _), k in zip(ends, kept)])
+    assert inputs == [criteria_inputs(grid, goals, agent, k) for (goals, agent, _), k in zip(ends, kept)]
+
+
+def test_lines_leaving_the_grid_or_of_no_length_trace_as_one_round(house):
+    """Lines from cameras outside the grid or at its edge, and lines of no length on the floor plan (a point
+    straight above or below the camera, in or out of the box's footprint): the same as the first `_clear`."""
+    grid, goal_sets, poses = house
+    rng = np.random.default_rng(2)
+    x0, z0 = grid.i0 * LATTICE, grid.j0 * LATTICE
+    x1, z1 = x0 + (grid.shape[0] - 1) * LATTICE, z0 + (grid.shape[1] - 1) * LATTICE
+    for _ in range(10):
+        box = next(iter(goal_sets[rng.integers(len(goal_sets))].values()))
+        points = surface_points(box)[rng.integers(len(surface_points(box)), size=300)]
+        cameras = np.column_stack([rng.uniform(x0 - 1, x1 + 1, 300), rng.uniform(z0 - 1, z1 + 1, 300)])
+        cameras[:100] = points[:100][:, [0, 2]]  # of no length
+        cameras[:20, 0] = box.lo[0] - 0.01  # of no length in z only: outside the footprint
+        assert np.array_equal(clear_lines(grid, box, cameras, points), one_round(grid, box, cameras, points))

@@ -9,7 +9,7 @@ terminations, truncations and infos, stacked as Gymnasium stacks a single env's 
 look-ups in the tables of the single env's own rules, built once per house and goal set (the lattice motion of
 `NavGrid.node_moves` and `navgrid`'s turn and look functions), and an episode's end is judged by the single
 env's verdict (`env.episode_verdict`), called for each env that ends, on what the criteria read there
-(`criteria_inputs`, kept per goal set and pose).
+(`criteria_inputs_many`, kept per goal set and pose).
 
 Distances to goal are the single env's, habitat's continuous geodesic distances (`GoalDistance`), which cost
 0.2-0.4 ms a point: too much to compute for every lattice point of every goal set before the first step
@@ -17,9 +17,11 @@ Distances to goal are the single env's, habitat's continuous geodesic distances 
 node reached in a step at once (`GoalDistance.node_distances`: the table the single env's `distance` keeps its
 values in, so the same floats, shared with every env of the process), and read from then on;
 `fill_distances` computes them all at once. The verdicts are the cost that stays: what the criteria read at
-an end (`criteria_inputs`: every goal instance seen, and seen by turning in place) is sight tests, every goal's
-lines of sight traced at once (`sight.sights`, about 1 ms an end, 0.3-5 ms), as in the single env; kept per
-goal set and pose, and oracle visibility per goal set and position (turning in place does not change it).
+an end (`criteria_inputs`: every goal instance seen, and seen by turning in place) is sight tests, the lines
+of sight of every env ending in a step traced at once (`criteria_inputs_many`: each end's lines in the same
+groups as the single env's, so the same answers; `bench/objectnav_end_cost.py`: 0.66 ms an end against 2.5
+ms alone, at load 5.5); kept per goal set and pose, and oracle visibility per goal set and position (turning
+in place does not change it).
 
 With `pixels=`, every env's view is drawn by the batch renderer (`render.batch`: many views per pass, each
 the single renderer's frame to the bit) at the embodiment's image size (a smaller one: `embodiment=
@@ -33,6 +35,8 @@ are not batched: use `vectorization_mode="sync"` for them.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import math
 from collections.abc import Sequence
 
@@ -62,7 +66,7 @@ from homesim.envs.objectnav.env import (
 )
 from homesim.envs.objectnav.episodes import ObjectNavEpisodes
 from homesim.tasks.objectnav import embodied_scene, goal_distance
-from homesim.tasks.objectnav_criteria import criteria_inputs
+from homesim.tasks.objectnav_criteria import criteria_inputs_many
 from homesim.world.objectnav.navgrid import (
     ACTIONS,
     LATTICE,
@@ -96,6 +100,21 @@ STATE = (
 )  # fmt: skip
 # compass by (yaw - start yaw + 180) % 360, as the single env computes it
 COMPASS = np.array([math.radians(t - 180 if t else 180) for t in range(360)], dtype=np.float32)
+
+
+@contextlib.contextmanager
+def collector_paused():
+    """Python's cyclic garbage collector off while the ends of a step are judged: their verdicts are many small
+    lists and dicts (a record's positions, a thousand ends a step), which would start the collector dozens of
+    times a step, each pass over every object the process tracks (the kept criteria inputs among them), for
+    no cycle; it runs again after."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class ObjectNavVectorEnv(VectorEnv):
@@ -264,11 +283,12 @@ class ObjectNavVectorEnv(VectorEnv):
         info = self._info(np.where(live, act, NO_ACTION + 1), valid & ~collided & allowed, message)
         for i in np.flatnonzero(live & ~valid).tolist():
             info["last_action_message"][i] = ObjectNavEnv._read(a[i])[1]
-        verdicts = [(i, self._verdict(i, bool(stopped[i]))) for i in np.flatnonzero(stopped | truncated).tolist()]
+        with collector_paused():
+            verdicts = self._verdicts(np.flatnonzero(stopped | truncated).tolist(), stopped)
+            if verdicts:
+                self._add_verdicts(info, verdicts)
         for i, verdict in verdicts:
             reward[i] += SUCCESS_REWARD * verdict["success"]
-        if verdicts:
-            self._add_verdicts(info, verdicts)
         resetting = np.flatnonzero(self._autoreset)
         if len(resetting):
             self._start(resetting, self._draw(resetting))
@@ -400,21 +420,33 @@ class ObjectNavVectorEnv(VectorEnv):
         self._trail[moved, self._moves[moved]] = self._node[moved]
         self._moves[moved] += 1
 
-    def _verdict(self, i: int, stopped: bool) -> dict:
-        """The single env's verdict on env i's episode, what its criteria read judged once per goal set and pose."""
-        node, yaw, horizon = int(self._node[i]), int(self._yaw[i]), int(self._horizon[i])
-        episode = self.episodes[self._episode[i]]
-        key = (int(self._base[i]) + node, yaw, horizon)  # the goal set's node and the pose
-        inputs = self._judged.get(key)
-        if inputs is None:
-            agent = AgentState(float(self._x[node]), float(self._z[node]), yaw, horizon)
-            goals = {g.object_id: g.box for g in episode.goals}
-            inputs = criteria_inputs(self._grids[episode.scene_id], goals, agent, self._oracle_seen.get(key[0]))
-            if len(self._judged) >= JUDGED:
+    def _verdicts(self, ends: list[int], stopped: np.ndarray) -> list[tuple[int, dict]]:
+        """The single env's verdict on each ending env's episode; what the criteria read judged once per goal set
+        and pose, the poses not judged yet all at once (`criteria_inputs_many`, per house)."""
+        keys = list(zip(*(a[ends].tolist() for a in (self._base + self._node, self._yaw, self._horizon))))
+        new: dict[str, dict[tuple, int]] = {}  # per house, the poses to judge and an env ending there
+        for i, key in zip(ends, keys):
+            if key not in self._judged:
+                new.setdefault(self.episodes[self._episode[i]].scene_id, {}).setdefault(key, i)
+        for scene_id, judged in new.items():
+            if len(self._judged) + len(judged) > JUDGED:
                 self._judged.clear()
                 self._oracle_seen.clear()
-            self._judged[key] = inputs
-            self._oracle_seen[key[0]] = inputs["oracle_seen"]
+            asked = []
+            for (entry, yaw, horizon), i in judged.items():
+                node = int(self._node[i])
+                agent = AgentState(float(self._x[node]), float(self._z[node]), yaw, horizon)
+                goals = {g.object_id: g.box for g in self.episodes[self._episode[i]].goals}
+                asked.append((goals, agent, self._oracle_seen.get(entry)))
+            for key, inputs in zip(judged, criteria_inputs_many(self._grids[scene_id], asked)):
+                self._judged[key] = inputs
+                self._oracle_seen[key[0]] = inputs["oracle_seen"]
+        return [(i, self._verdict(i, bool(stopped[i]), self._judged[key])) for i, key in zip(ends, keys)]
+
+    def _verdict(self, i: int, stopped: bool, inputs: dict) -> dict:
+        """The single env's verdict on env i's episode, from what its criteria read (`inputs`, kept)."""
+        node, yaw, horizon = int(self._node[i]), int(self._yaw[i]), int(self._horizon[i])
+        episode = self.episodes[self._episode[i]]
         inputs = {k: type(v)(v) if isinstance(v, dict | list) else v for k, v in inputs.items()}  # each its own
         trail = self._trail[i, : self._moves[i]]
         start = self._trail[i, 0]
