@@ -35,7 +35,7 @@ from pathlib import Path
 
 import greenlet
 import numpy as np
-from sqlalchemy import update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from homesim.agents.protocol import AgentAction, TaskSpec
@@ -43,8 +43,8 @@ from homesim.agents.remote import PREFIX, RUNS, Ask, Exchange
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
 from homesim.evaluation.records import EpisodeRecord
 from homesim.evaluation.suites import suite_named
-from homesim.server.challenges import ChallengeError, challenge_episodes, token_hash
-from homesim.server.models import Challenge, Phase, Submission, Team
+from homesim.server.challenges import ChallengeError, challenge_episodes, phase_open, token_hash
+from homesim.server.models import Challenge, Phase, Submission, Team, now
 from homesim.server.submissions import Scored, finish, submit
 
 PATIENCE = 300.0  # seconds a run waits for an action before its agent counts as gone
@@ -385,24 +385,41 @@ ACTIVE: dict[str, Run] = {}
 KEPT = 4  # splits whose episodes and scenes the server keeps loaded between runs
 _kept: OrderedDict[tuple, tuple[dict, dict]] = OrderedDict()
 _keeping = threading.Lock()
+_loading: dict[tuple, threading.Lock] = {}  # a split being loaded: a second run of it waits, not loads it again
 
 
 def kept_episodes(session: Session, challenge: Challenge, split: str) -> tuple[dict, dict]:
-    """`challenge_episodes`, kept for the next runs on the split (the last KEPT splits): a run then starts at
-    once, on scenes whose distance tables the runs before built (the first run of an ObjectNav split spends
-    as long again building them as playing). Episodes never change once a challenge holds them; the key
+    """`challenge_episodes`, warmed (the suite's `warm`: the first run of an ObjectNav split would spend as long
+    again building the scenes' distance tables as playing) and kept for the next runs on the split (the last
+    KEPT splits), so that a run starts at once. Episodes never change once a challenge holds them; the key
     names the database and the challenge's creation too, so a challenge made anew is loaded anew."""
     key = (str(session.get_bind().url), challenge.id, challenge.created, challenge.dataset_digest, split)
     with _keeping:
-        if key in _kept:
-            _kept.move_to_end(key)
-            return _kept[key]
-    loaded = challenge_episodes(session, challenge, split)
-    with _keeping:
-        _kept[key] = loaded
-        while len(_kept) > KEPT:
-            _kept.popitem(last=False)
+        loading = _loading.setdefault(key, threading.Lock())
+    with loading:
+        with _keeping:
+            if key in _kept:
+                _kept.move_to_end(key)
+                return _kept[key]
+        loaded = challenge_episodes(session, challenge, split)
+        suite_named(challenge.suite).warm(*loaded)
+        with _keeping:
+            _kept[key] = loaded
+            _loading.pop(key, None)
+            while len(_kept) > KEPT:
+                _kept.popitem(last=False)
     return loaded
+
+
+def preload(sessions: sessionmaker[Session]) -> list[str]:
+    """Loads and warms the splits of the phases open now (the last KEPT of them, by id), as a server does when it
+    starts, so that no team's run pays for it. Their names, `challenge/phase`."""
+    with sessions() as session:
+        at = now()
+        phases = [p for p in session.scalars(select(Phase).order_by(Phase.id)) if phase_open(p, at)][-KEPT:]
+        for phase in phases:
+            kept_episodes(session, phase.challenge, phase.split)
+        return [f"{p.challenge.slug}/{p.slug}" for p in phases]
 
 
 def start(sessions: sessionmaker[Session], phase: Phase, team: Team, method: str, paper_url: str = "",
