@@ -23,7 +23,6 @@ import asyncio
 import gc
 import json
 import secrets
-import socket
 import tempfile
 import threading
 import time
@@ -44,6 +43,7 @@ from homesim.evaluation.evaluate import EvaluationConfig, evaluate
 from homesim.evaluation.records import EpisodeRecord
 from homesim.evaluation.suites import suite_named
 from homesim.server.challenges import ChallengeError, challenge_episodes, phase_open, token_hash
+from homesim.server.link import Link
 from homesim.server.models import Challenge, Phase, Submission, Team, now
 from homesim.server.submissions import Scored, finish, submit
 
@@ -478,54 +478,33 @@ def play_remote(server: str, token: str, challenge: str, phase: str, make_agent:
     is retried (at most `retries` times in a row, waiting a little longer each time) and resumes where it
     was: a step answered already is answered again with the same action, never asked of the agent twice.
     Returns the submission's id."""
-    import httpx
-
-    headers = {"Authorization": f"Bearer {token}"}
-    base = server.rstrip("/")
     agents: dict[int, object] = {}
     answered: dict[int, tuple] = {}  # slot -> its last answer: (step, action, target encoded, or AS_GIVEN)
-    # without Nagle's algorithm: a request's body would wait for the server's (delayed) acknowledgement of its head
-    transport = httpx.HTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
-    with httpx.Client(timeout=wait + 30, headers=headers, transport=transport) as client:
 
-        def call(method_: str, path: str, **kwargs) -> dict:
-            for attempt in range(retries + 1):
-                try:
-                    answer = client.request(method_, base + path, **kwargs)
-                except httpx.TransportError:
-                    if attempt == retries:
-                        raise
-                    time.sleep(min(0.2 * 2**attempt, 10))
-                    continue
-                if answer.status_code >= 400:
-                    raise ChallengeError(f"{path}: {answer.json().get('error', answer.text)}")
-                return answer.json()
-            raise AssertionError("unreachable")
+    def reply(slot: int, step: int, task: dict | None, observation: dict) -> tuple:
+        last = answered.get(slot)
+        if last is not None and last[0] == step:
+            return last
+        if slot not in agents:
+            agents[slot] = make_agent()
+        agent = agents[slot]
+        if task is not None:
+            agent.reset(
+                TaskSpec(task["episode_id"], task["goal"], tuple(task["instructions"]), annotation=task["annotation"])
+            )
+        acted = agent.act(observation)
+        plain = not isinstance(acted, AgentAction)
+        answered[slot] = (step, acted, AS_GIVEN) if plain else (step, acted.action, encode(acted.target))
+        return answered[slot]
 
-        def reply(slot: int, step: int, task: dict | None, observation: dict) -> tuple:
-            last = answered.get(slot)
-            if last is not None and last[0] == step:
-                return last
-            if slot not in agents:
-                agents[slot] = make_agent()
-            agent = agents[slot]
-            if task is not None:
-                agent.reset(
-                    TaskSpec(
-                        task["episode_id"], task["goal"], tuple(task["instructions"]), annotation=task["annotation"]
-                    )
-                )
-            acted = agent.act(observation)
-            plain = not isinstance(acted, AgentAction)
-            answered[slot] = (step, acted, AS_GIVEN) if plain else (step, acted.action, encode(acted.target))
-            return answered[slot]
-
-        started = call("POST", f"/api/challenges/{challenge}/{phase}/remote", json={"method": method, "batch": batch})
+    link = Link(server, token, wait + 30, retries)
+    try:
+        started = link.call("POST", f"/api/challenges/{challenge}/{phase}/remote", {"method": method, "batch": batch})
         run = started["run"]
         item = {"waiting": True}
         while True:
             if item.get("waiting"):
-                item = call("GET", f"/api/remote/{run}/next", params={"wait": wait})
+                item = link.call("GET", f"/api/remote/{run}/next", wait=wait)
             elif item.get("done"):
                 return item["submission"]
             else:  # the answers to a batch bring the next one
@@ -534,4 +513,6 @@ def play_remote(server: str, token: str, challenge: str, phase: str, make_agent:
                 replies = [reply(*step) for step in steps]
                 answers = {"slots": item["slots"], "steps": item["steps"], "actions": [r[1] for r in replies],
                            "targets": [[i, r[2]] for i, r in enumerate(replies) if r[2] is not AS_GIVEN]}  # fmt: skip
-                item = call("POST", f"/api/remote/{run}/act", json={"answers": answers, "wait": wait})
+                item = link.call("POST", f"/api/remote/{run}/act", {"answers": answers, "wait": wait})
+    finally:
+        link.close()
