@@ -7,14 +7,18 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import socket
+from datetime import datetime
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+import pytest
 
 from homesim.agents.protocol import AgentAction, TaskSpec
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
 from homesim.evaluation.suites import load_agent
 from homesim.server import remote
+from homesim.server.challenges import ChallengeError
 from homesim.server.models import Challenge, Phase, Submission, Team
 from server_support import nav_challenge
 
@@ -111,3 +115,29 @@ def test_a_split_is_loaded_once_for_its_runs_and_a_database_of_its_own_loads_its
         assert remote.kept_episodes(session, challenge, "test") is kept
     with other() as session:
         assert remote.kept_episodes(session, session.query(Challenge).one(), "test") is not kept
+
+
+def test_a_server_loads_and_warms_its_open_phases_when_it_starts_so_that_no_run_pays_for_it(tmp_path):
+    made, splits, _, _ = nav_challenge(f"sqlite:///{tmp_path / 'preload.db'}", 3)
+    with made.begin() as session:  # a closed phase is left alone
+        closed = session.query(Phase).one()
+        remote_end, closed.end = closed.end, datetime(2000, 1, 1)
+    assert remote.preload(made) == []
+    with made.begin() as session:
+        session.query(Phase).one().end = remote_end
+    assert remote.preload(made) == ["nav/test"]
+    with made() as session:
+        loaded, scenes = remote.kept_episodes(session, session.query(Challenge).one(), "test")
+    built = {key for scene in scenes.values() for key in scene.pose_visibility if key[0] == "goal_distance"}
+    assert {key[2] for key in built} == {tuple(g.object_id for g in e.goals) for e in splits["test"]}
+    assert [e.episode_id for e in loaded["test"]] == [e.episode_id for e in splits["test"]]
+
+
+def test_the_client_says_in_a_line_that_a_server_does_not_answer_or_is_no_address():
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(ChallengeError, match=rf"http://127.0.0.1:{port}: no answer after 2 tries"):
+        remote.play_remote(f"http://127.0.0.1:{port}", "t", "nav", "test", object, "m", retries=1)
+    with pytest.raises(ChallengeError, match="expected the server's address"):
+        remote.play_remote("127.0.0.1:8000", "t", "nav", "test", object, "m")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -270,6 +271,20 @@ def _free_port(host: str) -> int:
         return probe.getsockname()[1]
 
 
+def _preload(sessions) -> None:
+    """The open phases' episodes loaded for remote evaluation while the server starts (`remote.preload`)."""
+    from homesim.server.remote import preload
+
+    begin = time.perf_counter()
+    try:
+        loaded = preload(sessions)
+    except Exception as e:  # noqa: BLE001  (the runs load their split themselves then)
+        console.print(f"remote evaluation: loading the open phases' episodes failed ({e}); each run loads its own")
+        return
+    said = f"{len(loaded)} open phase(s) loaded for remote evaluation in {time.perf_counter() - begin:.2f} s"
+    console.print(f"{said}: {', '.join(loaded)}" if loaded else said, highlight=False)
+
+
 @app.command("serve")
 def serve(
     db: DbOption = DEFAULT_DB,
@@ -299,6 +314,7 @@ def serve(
             console.print(f"demo challenges created; the host's token: {token}", highlight=False)
     stop = threading.Event()
     threads = [threading.Thread(target=_score_forever, args=(sessions, stop, 0.5), daemon=True) for _ in range(scorers)]
+    threads.append(threading.Thread(target=_preload, args=(sessions,), daemon=True))
     for thread in threads:
         thread.start()
     port = port or _free_port(host)

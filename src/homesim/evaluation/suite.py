@@ -191,6 +191,10 @@ def _never(path: Path) -> bool:
     return False
 
 
+def _nothing_to_warm(splits: Mapping[str, Sequence], scenes: Mapping) -> None:
+    return None
+
+
 def _all_count(records: Sequence[EpisodeRecord], options: Mapping[str, object]) -> list[EpisodeRecord]:
     return list(records)
 
@@ -245,6 +249,9 @@ class Suite:
     text_play: TextPlay | None = None  # how a text agent (a language model) plays it (None: it cannot)
     task_type: Callable[[object], str] = lambda episode: ""  # an episode's task type, as its records name it
     breakdown: Breakdown = Breakdown("task type", lambda record: record.task_type)  # per-kind tables' split
+    # (splits, scenes): builds what its runs compute once per scene and keep on it (ObjectNav: the lattice and the
+    # goals' distance tables), so that a server that keeps a split loaded spares its remote runs that work
+    warm: Callable[[Mapping[str, Sequence], Mapping], None] = _nothing_to_warm
 
     def agent(self, config: EvaluationConfig) -> Agent:
         """The agent `config.agent` names: one of the built-in `agents`, an agent of the `homesim.agents` entry

@@ -23,7 +23,6 @@ import asyncio
 import gc
 import json
 import secrets
-import socket
 import tempfile
 import threading
 import time
@@ -35,7 +34,7 @@ from pathlib import Path
 
 import greenlet
 import numpy as np
-from sqlalchemy import update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from homesim.agents.protocol import AgentAction, TaskSpec
@@ -43,8 +42,9 @@ from homesim.agents.remote import PREFIX, RUNS, Ask, Exchange
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
 from homesim.evaluation.records import EpisodeRecord
 from homesim.evaluation.suites import suite_named
-from homesim.server.challenges import ChallengeError, challenge_episodes, token_hash
-from homesim.server.models import Challenge, Phase, Submission, Team
+from homesim.server.challenges import ChallengeError, challenge_episodes, phase_open, token_hash
+from homesim.server.link import Link
+from homesim.server.models import Challenge, Phase, Submission, Team, now
 from homesim.server.submissions import Scored, finish, submit
 
 PATIENCE = 300.0  # seconds a run waits for an action before its agent counts as gone
@@ -385,24 +385,41 @@ ACTIVE: dict[str, Run] = {}
 KEPT = 4  # splits whose episodes and scenes the server keeps loaded between runs
 _kept: OrderedDict[tuple, tuple[dict, dict]] = OrderedDict()
 _keeping = threading.Lock()
+_loading: dict[tuple, threading.Lock] = {}  # a split being loaded: a second run of it waits, not loads it again
 
 
 def kept_episodes(session: Session, challenge: Challenge, split: str) -> tuple[dict, dict]:
-    """`challenge_episodes`, kept for the next runs on the split (the last KEPT splits): a run then starts at
-    once, on scenes whose distance tables the runs before built (the first run of an ObjectNav split spends
-    as long again building them as playing). Episodes never change once a challenge holds them; the key
+    """`challenge_episodes`, warmed (the suite's `warm`: the first run of an ObjectNav split would spend as long
+    again building the scenes' distance tables as playing) and kept for the next runs on the split (the last
+    KEPT splits), so that a run starts at once. Episodes never change once a challenge holds them; the key
     names the database and the challenge's creation too, so a challenge made anew is loaded anew."""
     key = (str(session.get_bind().url), challenge.id, challenge.created, challenge.dataset_digest, split)
     with _keeping:
-        if key in _kept:
-            _kept.move_to_end(key)
-            return _kept[key]
-    loaded = challenge_episodes(session, challenge, split)
-    with _keeping:
-        _kept[key] = loaded
-        while len(_kept) > KEPT:
-            _kept.popitem(last=False)
+        loading = _loading.setdefault(key, threading.Lock())
+    with loading:
+        with _keeping:
+            if key in _kept:
+                _kept.move_to_end(key)
+                return _kept[key]
+        loaded = challenge_episodes(session, challenge, split)
+        suite_named(challenge.suite).warm(*loaded)
+        with _keeping:
+            _kept[key] = loaded
+            _loading.pop(key, None)
+            while len(_kept) > KEPT:
+                _kept.popitem(last=False)
     return loaded
+
+
+def preload(sessions: sessionmaker[Session]) -> list[str]:
+    """Loads and warms the splits of the phases open now (the last KEPT of them, by id), as a server does when it
+    starts, so that no team's run pays for it. Their names, `challenge/phase`."""
+    with sessions() as session:
+        at = now()
+        phases = [p for p in session.scalars(select(Phase).order_by(Phase.id)) if phase_open(p, at)][-KEPT:]
+        for phase in phases:
+            kept_episodes(session, phase.challenge, phase.split)
+        return [f"{p.challenge.slug}/{p.slug}" for p in phases]
 
 
 def start(sessions: sessionmaker[Session], phase: Phase, team: Team, method: str, paper_url: str = "",
@@ -461,54 +478,33 @@ def play_remote(server: str, token: str, challenge: str, phase: str, make_agent:
     is retried (at most `retries` times in a row, waiting a little longer each time) and resumes where it
     was: a step answered already is answered again with the same action, never asked of the agent twice.
     Returns the submission's id."""
-    import httpx
-
-    headers = {"Authorization": f"Bearer {token}"}
-    base = server.rstrip("/")
     agents: dict[int, object] = {}
     answered: dict[int, tuple] = {}  # slot -> its last answer: (step, action, target encoded, or AS_GIVEN)
-    # without Nagle's algorithm: a request's body would wait for the server's (delayed) acknowledgement of its head
-    transport = httpx.HTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
-    with httpx.Client(timeout=wait + 30, headers=headers, transport=transport) as client:
 
-        def call(method_: str, path: str, **kwargs) -> dict:
-            for attempt in range(retries + 1):
-                try:
-                    answer = client.request(method_, base + path, **kwargs)
-                except httpx.TransportError:
-                    if attempt == retries:
-                        raise
-                    time.sleep(min(0.2 * 2**attempt, 10))
-                    continue
-                if answer.status_code >= 400:
-                    raise ChallengeError(f"{path}: {answer.json().get('error', answer.text)}")
-                return answer.json()
-            raise AssertionError("unreachable")
+    def reply(slot: int, step: int, task: dict | None, observation: dict) -> tuple:
+        last = answered.get(slot)
+        if last is not None and last[0] == step:
+            return last
+        if slot not in agents:
+            agents[slot] = make_agent()
+        agent = agents[slot]
+        if task is not None:
+            agent.reset(
+                TaskSpec(task["episode_id"], task["goal"], tuple(task["instructions"]), annotation=task["annotation"])
+            )
+        acted = agent.act(observation)
+        plain = not isinstance(acted, AgentAction)
+        answered[slot] = (step, acted, AS_GIVEN) if plain else (step, acted.action, encode(acted.target))
+        return answered[slot]
 
-        def reply(slot: int, step: int, task: dict | None, observation: dict) -> tuple:
-            last = answered.get(slot)
-            if last is not None and last[0] == step:
-                return last
-            if slot not in agents:
-                agents[slot] = make_agent()
-            agent = agents[slot]
-            if task is not None:
-                agent.reset(
-                    TaskSpec(
-                        task["episode_id"], task["goal"], tuple(task["instructions"]), annotation=task["annotation"]
-                    )
-                )
-            acted = agent.act(observation)
-            plain = not isinstance(acted, AgentAction)
-            answered[slot] = (step, acted, AS_GIVEN) if plain else (step, acted.action, encode(acted.target))
-            return answered[slot]
-
-        started = call("POST", f"/api/challenges/{challenge}/{phase}/remote", json={"method": method, "batch": batch})
+    link = Link(server, token, wait + 30, retries)
+    try:
+        started = link.call("POST", f"/api/challenges/{challenge}/{phase}/remote", {"method": method, "batch": batch})
         run = started["run"]
         item = {"waiting": True}
         while True:
             if item.get("waiting"):
-                item = call("GET", f"/api/remote/{run}/next", params={"wait": wait})
+                item = link.call("GET", f"/api/remote/{run}/next", wait=wait)
             elif item.get("done"):
                 return item["submission"]
             else:  # the answers to a batch bring the next one
@@ -517,4 +513,6 @@ def play_remote(server: str, token: str, challenge: str, phase: str, make_agent:
                 replies = [reply(*step) for step in steps]
                 answers = {"slots": item["slots"], "steps": item["steps"], "actions": [r[1] for r in replies],
                            "targets": [[i, r[2]] for i, r in enumerate(replies) if r[2] is not AS_GIVEN]}  # fmt: skip
-                item = call("POST", f"/api/remote/{run}/act", json={"answers": answers, "wait": wait})
+                item = link.call("POST", f"/api/remote/{run}/act", {"answers": answers, "wait": wait})
+    finally:
+        link.close()

@@ -26,6 +26,7 @@ area).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -191,8 +192,13 @@ class ObjectNavEnv(gymnasium.Env):
             )
         self._views: dict[str, Scene] = {}  # scenes seen from the embodiment's camera height
         self.action_space = spaces.Discrete(len(ACTIONS))
-        self.observation_space = observation_space(embodiment, self.pixels)
         self.episode: ObjectNavEpisode | None = None
+
+    @functools.cached_property
+    def observation_space(self) -> spaces.Dict:
+        """Made when first asked for: its Boxes take a millisecond, and an evaluation's runner never asks (a remote
+        evaluation makes a runner per episode played at once)."""
+        return observation_space(self.embodiment, self.pixels)
 
     # --- Gymnasium API -----------------------------------------------------------------------------------
 
