@@ -1,16 +1,18 @@
-"""Many views drawn in one pass: one context, the scenes uploaded once, every view into its own layer of a
-layered framebuffer (texture arrays; the vertex shader's `gl_Layer` picks the layer), and one read-back
-per image kind for the whole batch.
+"""Many views drawn in one pass: one context, every view into its own layer of a layered framebuffer (texture
+arrays; the vertex shader's `gl_Layer` picks the layer), a handful of instanced draw calls for the whole batch,
+and one read-back per image kind.
 
     renderer = BatchRenderer(batch=64, width=128, height=128, fov=79.0, depth_range=(0.5, 5.0))
     frames = renderer.render_many([(scene, state), (other_scene, other_state), ...])
     frames.depth  # (B, 128, 128) float32; frames.rgb (B, 128, 128, 3); frames.segmentation; frames[k]: a Frame
 
-A view is drawn by the single renderer's own code (`Renderer._draw`: the same instances, camera and draw
-calls) into a layer whose viewport is the single renderer's, so each frame is the single renderer's frame
-of that view to the bit (`tests/test_render_batch.py` checks them against the golden frames). What is
-saved is the rest: one framebuffer cleared once, llvmpipe rasterising the whole batch's triangles in one
-go (its threads share the layers), and B views read back in one call per image kind.
+Each view's instances are the single renderer's rows (`drawables`), tagged with the view, and each view's camera
+is a row of a small texture the vertex shader reads: one draw call per shape draws that shape in every view,
+in the single renderer's order (closed shapes, the room, open shapes), so within a layer the triangles come in
+the same order and are computed alike, and each frame is the single renderer's frame of that view to the bit
+(`tests/test_render_batch.py` checks them against the golden frames). Instances that cannot show in a view
+(wholly outside one side of its view volume, see `seen`) are left out of it: a view of a house sees a fraction
+of its furniture, and llvmpipe pays per vertex and per triangle set up, before any pixel.
 
 moderngl makes colour texture arrays but no depth texture array; that one, and the framebuffer holding
 them all, are made here through the OpenGL functions EGL hands out (`eglGetProcAddress`).
@@ -26,8 +28,11 @@ import moderngl
 import numpy as np
 
 from homesim.render.context import RenderingUnavailable
+from homesim.render.drawables import INDEX, ROW, SceneDrawables, held_row
+from homesim.render.meshes import BOX, SHAPES
+from homesim.render.camera import Camera
 from homesim.render.renderer import ATTACHMENTS, IMAGES, SCENES_KEPT, Frame, Renderer
-from homesim.render.shaders import LAYERED_VERTEX_SHADER
+from homesim.render.shaders import BATCH_VERTEX_SHADER
 from homesim.world.scene import Scene
 from homesim.world.state import State
 
@@ -36,6 +41,32 @@ GL_TEXTURE_2D_ARRAY, GL_DEPTH_COMPONENT32F, GL_DEPTH_COMPONENT, GL_FLOAT = 0x8C1
 GL_TEXTURE_MIN_FILTER, GL_TEXTURE_MAG_FILTER, GL_NEAREST = 0x2801, 0x2800, 0x2600
 GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_DEPTH_ATTACHMENT = 0x8D40, 0x8CE0, 0x8D00
 GL_FRAMEBUFFER_COMPLETE = 0x8CD5
+STRUCTURE = "structure"  # the floor, walls and ceiling: boxes, drawn after the closed shapes
+CAMERA_TEXELS = 5  # a view's row of the cameras texture: the view-projection's four columns, then the eye
+# Clip-space slack in `seen`: float32 rounding on the way to clip coordinates (metres-sized terms) is below
+# 1e-4, so an instance left out lies wholly outside its view volume on the GPU as well.
+MARGIN = 1e-3
+
+
+def seen(rows: np.ndarray, view_projections: np.ndarray) -> np.ndarray:
+    """(views, instances): False where an instance's box lies wholly outside its view volume, beyond the left,
+    right, top or bottom side or behind the camera (clip x or y beyond w, or w below 0). Such an instance makes
+    no fragment (depth clamping drops only the near and far sides), so leaving it out changes no pixel.
+    Meshes lie within their unit box, so the box's farthest corner along each side's normal decides."""
+    x, y, w = view_projections[:, 0], view_projections[:, 1], view_projections[:, 3]
+    planes = np.stack((w - x, w + x, w - y, w + y, w), axis=1)  # (views, 5, 4): inside where >= 0
+    centre, half = rows[:, 0:3].astype(np.float64), rows[:, 3:6].astype(np.float64)
+    farthest = planes[..., :3] @ centre.T + np.abs(planes[..., :3]) @ half.T + planes[..., 3:]
+    return (farthest > -MARGIN).all(axis=1)
+
+
+def tagged(rows: np.ndarray, visible: np.ndarray, layers: np.ndarray) -> np.ndarray:
+    """The rows each view sees, view after view (each in the given order), with their view's layer appended."""
+    view, instance = np.nonzero(visible)
+    out = np.empty((len(instance), ROW + 1), np.float32)
+    out[:, :ROW] = rows[instance]
+    out[:, ROW] = layers[view]
+    return out
 
 
 @dataclass(frozen=True)
@@ -82,11 +113,12 @@ class _GL:
 
 
 class BatchRenderer(Renderer):
-    """Draws up to `batch` views per pass (more are drawn in several), keeping the geometry of up to `scenes`
-    scenes uploaded (a batch's views should not need more); the other arguments are `Renderer`'s.
+    """Draws up to `batch` views per pass (more are drawn in several), keeping the drawables of up to `scenes`
+    scenes (a batch's views should not need more); the other arguments are `Renderer`'s.
     Raises `RenderingUnavailable` (one line) where the OpenGL cannot draw into layers from a vertex shader."""
 
-    vertex_shader = LAYERED_VERTEX_SHADER
+    vertex_shader = BATCH_VERTEX_SHADER
+    instance_layout = (Renderer.instance_layout[0].replace("/i", " 1f/i"), *Renderer.instance_layout[1:], "i_view")
 
     def __init__(
         self,
@@ -108,6 +140,13 @@ class BatchRenderer(Renderer):
         self.batch, self.scenes_kept = batch, max(scenes, SCENES_KEPT)
         with self.ctx:
             self.layers, self.layered = self._layered_framebuffer()
+            self.cameras = self.ctx.texture((CAMERA_TEXELS, batch), 4, dtype="f4")
+            self.cameras.filter = (moderngl.NEAREST, moderngl.NEAREST)
+            self.instances[STRUCTURE] = self.ctx.buffer(reserve=64 * (ROW + 1) * 4)
+            self.vaos[STRUCTURE] = self._vertex_array(BOX, self.instances[STRUCTURE])
+
+    def _structure(self, drawables: SceneDrawables) -> None:
+        return None  # a batch uploads the rooms' boxes each view sees with its other instances
 
     def _layered_framebuffer(self) -> tuple[list[moderngl.TextureArray], moderngl.Framebuffer]:
         w, h, gl = self.camera.width, self.camera.height, _GL()
@@ -148,23 +187,57 @@ class BatchRenderer(Renderer):
         w, h, count = self.camera.width, self.camera.height, len(views)
         shapes = {image: (count, h, w, ATTACHMENTS[image][0])[: 3 + (ATTACHMENTS[image][0] > 1)] for image in IMAGES}
         images = {image: np.empty(shapes[image], ATTACHMENTS[image][2]) for image in self.images}
-        object_ids = []
+        object_ids: list[tuple[str, ...]] = []
         with self.ctx:
             for start in range(0, count, self.batch):
                 chunk = views[start : start + self.batch]
-                self.layered.use()
-                self.layered.clear(0.0, 0.0, 0.0, 1.0, depth=1.0)  # every layer, as the single renderer's clear
-                ids: list = [None] * len(chunk)
-                # drawn scene by scene, each view into its own layer: a scene's instances are uploaded once
-                for layer in sorted(range(len(chunk)), key=lambda k: (id(chunk[k][0]), id(chunk[k][1].objects))):
-                    for program in self.programs.values():
-                        program["layer"].value = layer
-                    ids[layer] = self._draw(*chunk[layer], agent, only).object_ids
-                object_ids += ids
+                object_ids += self._draw_views(chunk, agent, only)
                 for image, texture in zip(self.images, self.layers):
                     self._read_layers(texture, images[image][start : start + len(chunk)])
         finished = self._finished({image: images.get(image) for image in IMAGES})
         return FrameBatch(*finished, tuple(object_ids))
+
+    def _draw_views(
+        self, chunk: Sequence[tuple[Scene, State]], agent: int, only: Collection[str] | None
+    ) -> list[tuple[str, ...]]:
+        """Draw each view into its layer (view k into layer k); each view's object ids."""
+        cameras = np.zeros((self.batch, CAMERA_TEXELS, 4), np.float32)
+        groups: dict[int, tuple] = {}  # views of the same drawn objects: (scene drawables, objects, layers)
+        hands, object_ids = [], []
+        for layer, (scene, state) in enumerate(chunk):
+            me = state.agents[agent]
+            drawables, _ = self._scene(scene)
+            drawn = self._drawn(scene, state)
+            eye = (me.x, scene.camera_height, me.z)
+            cameras[layer, :4] = self.camera.view_projection(eye, me.yaw, me.horizon).T
+            cameras[layer, 4, :3] = eye
+            if me.held is not None and (only is None or me.held in only):  # after the view's boxes, as alone
+                axes = Camera.axes(me.yaw, me.horizon)
+                hand = held_row(state.objects[me.held].cls, drawn.index[me.held], eye, axes, self.catalog)
+                hands.append((*hand, layer))
+            groups.setdefault(id(drawn), (drawables, drawn, []))[2].append(layer)
+            object_ids.append(drawn.object_ids)
+        pieces: dict[str, list[np.ndarray]] = {shape: [] for shape in (*SHAPES, STRUCTURE)}
+        for drawables, drawn, layers in groups.values():
+            view_projections = cameras[layers, :4].transpose(0, 2, 1).astype(np.float64)
+            layers = np.array(layers, np.float32)
+            rows = dict(drawn.rows)
+            if only is None:
+                rows[STRUCTURE] = drawables.structure
+            else:
+                keep = np.array([drawn.index[o] for o in only if o in drawn.index], dtype=np.float32)
+                rows = {shape: r[np.isin(r[:, INDEX], keep)] for shape, r in rows.items()}
+            for shape, r in rows.items():
+                pieces[shape].append(tagged(r, seen(r, view_projections), layers))
+        pieces[BOX].append(np.array(hands, np.float32).reshape(-1, ROW + 1))
+        for shape, parts in pieces.items():
+            self._upload(shape, np.concatenate(parts) if parts else np.zeros((0, ROW + 1), np.float32))
+        self.cameras.write(cameras)
+        self.cameras.use(0)
+        self.layered.use()
+        self.layered.clear(0.0, 0.0, 0.0, 1.0, depth=1.0)  # every layer, as the single renderer's clear
+        self._draw_shapes(self.vaos[STRUCTURE], self.counts[STRUCTURE])
+        return object_ids
 
     def _read_layers(self, texture: moderngl.TextureArray, out: np.ndarray) -> None:
         """The first len(out) layers of a texture array into out (the whole array is read back)."""
