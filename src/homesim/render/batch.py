@@ -201,34 +201,36 @@ class BatchRenderer(Renderer):
         self, chunk: Sequence[tuple[Scene, State]], agent: int, only: Collection[str] | None
     ) -> list[tuple[str, ...]]:
         """Draw each view into its layer (view k into layer k); each view's object ids."""
+        agents = [state.agents[agent] for _, state in chunk]
+        eyes = [(me.x, scene.camera_height, me.z) for (scene, _), me in zip(chunk, agents)]
+        matrices = self.camera.view_projections(eyes, [me.yaw for me in agents], [me.horizon for me in agents])
         cameras = np.zeros((self.batch, CAMERA_TEXELS, 4), np.float32)
-        groups: dict[int, tuple] = {}  # views of the same drawn objects: (scene drawables, objects, layers)
+        cameras[: len(chunk), :4] = matrices.transpose(0, 2, 1)  # a matrix's columns, as OpenGL's mat4
+        cameras[: len(chunk), 4, :3] = eyes
+        groups: dict[int, tuple] = {}  # views of the same drawn objects: (scene, objects, layers)
         hands, object_ids = [], []
-        for layer, (scene, state) in enumerate(chunk):
-            me = state.agents[agent]
-            drawables, _ = self._scene(scene)
+        for layer, ((scene, state), me, eye) in enumerate(zip(chunk, agents, eyes)):
             drawn = self._drawn(scene, state)
-            eye = (me.x, scene.camera_height, me.z)
-            cameras[layer, :4] = self.camera.view_projection(eye, me.yaw, me.horizon).T
-            cameras[layer, 4, :3] = eye
             if me.held is not None and (only is None or me.held in only):  # after the view's boxes, as alone
                 axes = Camera.axes(me.yaw, me.horizon)
-                hand = held_row(state.objects[me.held].cls, drawn.index[me.held], eye, axes, self.catalog)
-                hands.append((*hand, layer))
-            groups.setdefault(id(drawn), (drawables, drawn, []))[2].append(layer)
+                hands.append(
+                    (*held_row(state.objects[me.held].cls, drawn.index[me.held], eye, axes, self.catalog), layer)
+                )
+            groups.setdefault(id(drawn), (scene, drawn, []))[2].append(layer)
             object_ids.append(drawn.object_ids)
         pieces: dict[str, list[np.ndarray]] = {shape: [] for shape in (*SHAPES, STRUCTURE)}
-        for drawables, drawn, layers in groups.values():
-            view_projections = cameras[layers, :4].transpose(0, 2, 1).astype(np.float64)
-            layers = np.array(layers, np.float32)
+        for scene, drawn, layers in groups.values():
             rows = dict(drawn.rows)
             if only is None:
-                rows[STRUCTURE] = drawables.structure
+                rows[STRUCTURE] = self._scene(scene)[0].structure
             else:
                 keep = np.array([drawn.index[o] for o in only if o in drawn.index], dtype=np.float32)
                 rows = {shape: r[np.isin(r[:, INDEX], keep)] for shape, r in rows.items()}
-            for shape, r in rows.items():
-                pieces[shape].append(tagged(r, seen(r, view_projections), layers))
+            every = np.concatenate(list(rows.values()))
+            visible = seen(every, matrices[layers].astype(np.float64))
+            ends = np.cumsum([len(r) for r in rows.values()])
+            for shape, end, r in zip(rows, ends, rows.values()):
+                pieces[shape].append(tagged(r, visible[:, end - len(r) : end], np.array(layers, np.float32)))
         pieces[BOX].append(np.array(hands, np.float32).reshape(-1, ROW + 1))
         for shape, parts in pieces.items():
             self._upload(shape, np.concatenate(parts) if parts else np.zeros((0, ROW + 1), np.float32))
