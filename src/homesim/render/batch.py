@@ -46,6 +46,7 @@ CAMERA_TEXELS = 5  # a view's row of the cameras texture: the view-projection's 
 # Clip-space slack in `seen`: float32 rounding on the way to clip coordinates (metres-sized terms) is below
 # 1e-4, so an instance left out lies wholly outside its view volume on the GPU as well.
 MARGIN = 1e-3
+PASS = 16  # views drawn per flush
 
 
 def seen(rows: np.ndarray, view_projections: np.ndarray) -> np.ndarray:
@@ -104,6 +105,7 @@ class _GL:
             "glFramebufferTexture": (None, u, u, u, i),
             "glDrawBuffers": (None, i, ctypes.POINTER(u)),
             "glCheckFramebufferStatus": (u, u),
+            "glFlush": (None,),
         }
         for name, (result, *arguments) in signatures.items():
             address = egl.eglGetProcAddress(name.encode())
@@ -139,6 +141,7 @@ class BatchRenderer(Renderer):
             raise RenderingUnavailable(f"homesim: batched rendering needs {EXTENSION} ({reason})") from e
         self.batch, self.scenes_kept = batch, max(scenes, SCENES_KEPT)
         with self.ctx:
+            self.gl = _GL()
             self.layers, self.layered = self._layered_framebuffer()
             self.cameras = self.ctx.texture((CAMERA_TEXELS, batch), 4, dtype="f4")
             self.cameras.filter = (moderngl.NEAREST, moderngl.NEAREST)
@@ -149,7 +152,7 @@ class BatchRenderer(Renderer):
         return None  # a batch uploads the rooms' boxes each view sees with its other instances
 
     def _layered_framebuffer(self) -> tuple[list[moderngl.TextureArray], moderngl.Framebuffer]:
-        w, h, gl = self.camera.width, self.camera.height, _GL()
+        w, h, gl = self.camera.width, self.camera.height, self.gl
         layers = []
         for image in self.images:
             components, dtype, _ = ATTACHMENTS[image]
@@ -200,26 +203,47 @@ class BatchRenderer(Renderer):
     def _draw_views(
         self, chunk: Sequence[tuple[Scene, State]], agent: int, only: Collection[str] | None
     ) -> list[tuple[str, ...]]:
-        """Draw each view into its layer (view k into layer k); each view's object ids."""
+        """Draw each view into its layer (view k into layer k), PASS views at a time; each view's object ids."""
         agents = [state.agents[agent] for _, state in chunk]
         eyes = [(me.x, scene.camera_height, me.z) for (scene, _), me in zip(chunk, agents)]
         matrices = self.camera.view_projections(eyes, [me.yaw for me in agents], [me.horizon for me in agents])
         cameras = np.zeros((self.batch, CAMERA_TEXELS, 4), np.float32)
         cameras[: len(chunk), :4] = matrices.transpose(0, 2, 1)  # a matrix's columns, as OpenGL's mat4
         cameras[: len(chunk), 4, :3] = eyes
+        self.cameras.write(cameras)
+        self.cameras.use(0)
+        self.layered.use()
+        self.layered.clear(0.0, 0.0, 0.0, 1.0, depth=1.0)  # every layer, as the single renderer's clear
+        object_ids = []
+        for first in range(0, len(chunk), PASS):
+            layers = range(first, min(first + PASS, len(chunk)))
+            object_ids += self._upload_views([chunk[k] for k in layers], layers, matrices, agent, only)
+            self._draw_shapes(self.vaos[STRUCTURE], self.counts[STRUCTURE])
+            self.gl.glFlush()  # llvmpipe rasterises this pass on its threads while the next one is prepared
+        return object_ids
+
+    def _upload_views(
+        self,
+        views: Sequence[tuple[Scene, State]],
+        layers: Sequence[int],
+        matrices: np.ndarray,
+        agent: int,
+        only: Collection[str] | None,
+    ) -> list[tuple[str, ...]]:
+        """Upload the instances each view sees, tagged with its layer, by shape; each view's object ids."""
         groups: dict[int, tuple] = {}  # views of the same drawn objects: (scene, objects, layers)
         hands, object_ids = [], []
-        for layer, ((scene, state), me, eye) in enumerate(zip(chunk, agents, eyes)):
-            drawn = self._drawn(scene, state)
+        for layer, (scene, state) in zip(layers, views):
+            me, drawn = state.agents[agent], self._drawn(scene, state)
             if me.held is not None and (only is None or me.held in only):  # after the view's boxes, as alone
-                axes = Camera.axes(me.yaw, me.horizon)
+                eye, axes = (me.x, scene.camera_height, me.z), Camera.axes(me.yaw, me.horizon)
                 hands.append(
                     (*held_row(state.objects[me.held].cls, drawn.index[me.held], eye, axes, self.catalog), layer)
                 )
             groups.setdefault(id(drawn), (scene, drawn, []))[2].append(layer)
             object_ids.append(drawn.object_ids)
         pieces: dict[str, list[np.ndarray]] = {shape: [] for shape in (*SHAPES, STRUCTURE)}
-        for scene, drawn, layers in groups.values():
+        for scene, drawn, tags in groups.values():
             rows = dict(drawn.rows)
             if only is None:
                 rows[STRUCTURE] = self._scene(scene)[0].structure
@@ -227,18 +251,13 @@ class BatchRenderer(Renderer):
                 keep = np.array([drawn.index[o] for o in only if o in drawn.index], dtype=np.float32)
                 rows = {shape: r[np.isin(r[:, INDEX], keep)] for shape, r in rows.items()}
             every = np.concatenate(list(rows.values()))
-            visible = seen(every, matrices[layers].astype(np.float64))
+            visible = seen(every, matrices[tags].astype(np.float64))
             ends = np.cumsum([len(r) for r in rows.values()])
             for shape, end, r in zip(rows, ends, rows.values()):
-                pieces[shape].append(tagged(r, visible[:, end - len(r) : end], np.array(layers, np.float32)))
+                pieces[shape].append(tagged(r, visible[:, end - len(r) : end], np.array(tags, np.float32)))
         pieces[BOX].append(np.array(hands, np.float32).reshape(-1, ROW + 1))
         for shape, parts in pieces.items():
             self._upload(shape, np.concatenate(parts) if parts else np.zeros((0, ROW + 1), np.float32))
-        self.cameras.write(cameras)
-        self.cameras.use(0)
-        self.layered.use()
-        self.layered.clear(0.0, 0.0, 0.0, 1.0, depth=1.0)  # every layer, as the single renderer's clear
-        self._draw_shapes(self.vaos[STRUCTURE], self.counts[STRUCTURE])
         return object_ids
 
     def _read_layers(self, texture: moderngl.TextureArray, out: np.ndarray) -> None:
