@@ -37,7 +37,9 @@ from homesim.world.scene import Scene
 from homesim.world.state import State
 
 EXTENSION = "GL_ARB_shader_viewport_layer_array"  # gl_Layer in a vertex shader
-GL_TEXTURE_2D_ARRAY, GL_DEPTH_COMPONENT32F, GL_DEPTH_COMPONENT, GL_FLOAT = 0x8C1A, 0x8CAC, 0x1902, 0x1406
+GL_TEXTURE_2D_ARRAY, GL_DEPTH_COMPONENT, GL_UNSIGNED_INT = 0x8C1A, 0x1902, 0x1405
+# the single renderer's depth buffer (moderngl's depth renderbuffer): depth tests round alike, ties included
+GL_DEPTH_COMPONENT24 = 0x81A6
 GL_TEXTURE_MIN_FILTER, GL_TEXTURE_MAG_FILTER, GL_NEAREST = 0x2801, 0x2800, 0x2600
 GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_DEPTH_ATTACHMENT = 0x8D40, 0x8CE0, 0x8D00
 GL_FRAMEBUFFER_COMPLETE = 0x8CD5
@@ -164,7 +166,7 @@ class BatchRenderer(Renderer):
         for parameter in (GL_TEXTURE_MIN_FILTER, GL_TEXTURE_MAG_FILTER):
             gl.glTexParameteri(GL_TEXTURE_2D_ARRAY, parameter, GL_NEAREST)
         gl.glTexImage3D(
-            GL_TEXTURE_2D_ARRAY, 0, GL_DEPTH_COMPONENT32F, w, h, self.batch, 0, GL_DEPTH_COMPONENT, GL_FLOAT, None
+            GL_TEXTURE_2D_ARRAY, 0, GL_DEPTH_COMPONENT24, w, h, self.batch, 0, GL_DEPTH_COMPONENT, GL_UNSIGNED_INT, None
         )
         gl.glGenFramebuffers(1, ctypes.byref(framebuffer))
         gl.glBindFramebuffer(GL_FRAMEBUFFER, framebuffer)
