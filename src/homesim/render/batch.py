@@ -1,6 +1,6 @@
-"""Many views drawn in one pass: one context, every view into its own layer of a layered framebuffer (texture
-arrays; the vertex shader's `gl_Layer` picks the layer), a handful of instanced draw calls for the whole batch,
-and one read-back per image kind.
+"""Many views drawn together: one context, every view into its own layer of a layered framebuffer (texture
+arrays; the vertex shader's `gl_Layer` picks the layer), a handful of instanced draw calls per PASS views, and
+one read-back per image kind for the whole batch.
 
     renderer = BatchRenderer(batch=64, width=128, height=128, fov=79.0, depth_range=(0.5, 5.0))
     frames = renderer.render_many([(scene, state), (other_scene, other_state), ...])
@@ -13,6 +13,13 @@ the same order and are computed alike, and each frame is the single renderer's f
 (`tests/test_render_batch.py` checks them against the golden frames). Instances that cannot show in a view
 (wholly outside one side of its view volume, see `seen`) are left out of it: a view of a house sees a fraction
 of its furniture, and llvmpipe pays per vertex and per triangle set up, before any pixel.
+
+Where the time goes (128x128, RGB + depth + segmentation, about 0.33 ms of CPU a frame on this machine's cores):
+llvmpipe rasterising about two thirds (some 2.1 fragments a pixel, nearly all of them the room's floor, walls and
+ceiling, drawn in the single renderer's order, which decides ties, so not sorted front to back), clearing and
+reading back the images a sixth, setting up the triangles and this module's Python the rest. Each PASS is flushed
+on its own, so llvmpipe's rasterising threads (LP_NUM_THREADS, by default one per core: left so) draw it while
+the next one is set up on the calling thread; with no threads (LP_NUM_THREADS=0) a frame costs the same CPU.
 
 moderngl makes colour texture arrays but no depth texture array; that one, and the framebuffer holding
 them all, are made here through the OpenGL functions EGL hands out (`eglGetProcAddress`).
@@ -48,7 +55,7 @@ CAMERA_TEXELS = 5  # a view's row of the cameras texture: the view-projection's 
 # Clip-space slack in `seen`: float32 rounding on the way to clip coordinates (metres-sized terms) is below
 # 1e-4, so an instance left out lies wholly outside its view volume on the GPU as well.
 MARGIN = 1e-3
-PASS = 16  # views drawn per flush
+PASS = 16  # views drawn per flush (fewer cost more CPU per view; more overlap less)
 
 
 def seen(rows: np.ndarray, view_projections: np.ndarray) -> np.ndarray:
