@@ -266,7 +266,11 @@ class BatchRenderer(Renderer):
                 pieces[shape].append(tagged(r, visible[:, end - len(r) : end], np.array(tags, np.float32)))
         pieces[BOX].append(np.array(hands, np.float32).reshape(-1, ROW + 1))
         for shape, parts in pieces.items():
-            self._upload(shape, np.concatenate(parts) if parts else np.zeros((0, ROW + 1), np.float32))
+            rows = np.concatenate(parts) if parts else None
+            if rows is not None and len(rows):
+                self._upload(shape, rows)
+            else:  # nothing of this shape in the pass: nothing to write
+                self.counts[shape] = 0
         return object_ids
 
     def _read_layers(self, texture: moderngl.TextureArray, out: np.ndarray) -> None:
