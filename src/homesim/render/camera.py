@@ -8,6 +8,7 @@ Depth is the distance along the optical axis (AI2-THOR's and habitat's conventio
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -40,19 +41,38 @@ class Camera:
     @staticmethod
     def axes(yaw: float, horizon: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The camera's right, up and forward unit vectors in the world."""
-        y, h = math.radians(yaw), math.radians(horizon)
-        right = np.array((math.cos(y), 0.0, -math.sin(y)))
-        up = np.array((math.sin(y) * math.sin(h), math.cos(h), math.cos(y) * math.sin(h)))
-        forward = np.array((math.sin(y) * math.cos(h), -math.sin(h), math.cos(y) * math.cos(h)))
+        right, up, forward = Camera.rotations([yaw], [horizon])[0]
         return right, up, forward
+
+    @staticmethod
+    def rotations(yaws: Sequence[float], horizons: Sequence[float]) -> np.ndarray:
+        """(n, 3, 3): each camera's right, up and forward unit vectors (rows) in the world."""
+        y, h = [math.radians(a) for a in yaws], [math.radians(a) for a in horizons]
+        cy, sy = np.array([math.cos(a) for a in y]), np.array([math.sin(a) for a in y])
+        ch, sh = np.array([math.cos(a) for a in h]), np.array([math.sin(a) for a in h])
+        rows = np.empty((len(y), 3, 3))
+        rows[:, 0, 0], rows[:, 0, 1], rows[:, 0, 2] = cy, 0.0, -sy
+        rows[:, 1, 0], rows[:, 1, 1], rows[:, 1, 2] = sy * sh, ch, cy * sh
+        rows[:, 2, 0], rows[:, 2, 1], rows[:, 2, 2] = sy * ch, -sh, cy * ch
+        return rows
 
     def view_projection(self, eye: tuple[float, float, float], yaw: float, horizon: float) -> np.ndarray:
         """The 4x4 world -> clip matrix. Its w is the depth along the optical axis, and image rows
         run top to bottom (y is flipped), so what OpenGL reads back needs no flip."""
-        right, up, forward = self.axes(yaw, horizon)
-        view = np.eye(4)
-        view[:3, :3] = np.stack((right, up, forward))
-        view[:3, 3] = -view[:3, :3] @ np.asarray(eye, dtype=float)
+        return self.view_projections([eye], [yaw], [horizon])[0]
+
+    def view_projections(
+        self, eyes: Sequence[tuple[float, float, float]], yaws: Sequence[float], horizons: Sequence[float]
+    ) -> np.ndarray:
+        """(n, 4, 4) float32: `view_projection` of many cameras at once. Every entry is summed term by term in a
+        fixed order (no BLAS), so a camera's matrix has the same bits whichever batch computes it."""
+        view = np.zeros((len(yaws), 4, 4))
+        view[:, :3, :3] = self.rotations(yaws, horizons)
+        view[:, 3, 3] = 1.0
+        eye, turn = np.asarray(eyes, dtype=float), -view[:, :3, :3]
+        view[:, :3, 3] = (
+            turn[:, :, 0] * eye[:, None, 0] + turn[:, :, 1] * eye[:, None, 1] + turn[:, :, 2] * eye[:, None, 2]
+        )
         n, f = self.near, self.far
         tx, ty = self.tan_half
         projection = np.array(
@@ -63,7 +83,8 @@ class Camera:
                 [0, 0, 1, 0],
             ]
         )
-        return (projection @ view).astype(np.float32)
+        terms = projection.T[:, None, :, None] * view.transpose(1, 0, 2)[:, :, None, :]  # (k, n, 4, 4)
+        return (terms[0] + terms[1] + terms[2] + terms[3]).astype(np.float32)
 
     @property
     def depth_terms(self) -> tuple[float, float]:

@@ -101,6 +101,10 @@ class Renderer:
     can be made."""
 
     vertex_shader = VERTEX_SHADER
+    # an instance row's columns (drawables.ROW) as the vertex shader reads them
+    instance_layout: tuple[str, ...] = (
+        "3f 3f 3f 1f 1f 1f/i", "i_centre", "i_half", "i_colour", "i_index", "i_glows", "i_lift"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -168,26 +172,27 @@ class Renderer:
         # compiled away, and its column is stepped over
         return self.ctx.vertex_array(
             self.programs[shape in OPEN_SHAPES],
-            [
-                (self.meshes[shape], "3f 3f", "in_position", "in_normal"),
-                (instances, "3f 3f 3f 1f 1f 1f/i", "i_centre", "i_half", "i_colour", "i_index", "i_glows", "i_lift"),
-            ],
+            [(self.meshes[shape], "3f 3f", "in_position", "in_normal"), (instances, *self.instance_layout)],
             skip_errors=True,
         )
 
+    def _structure(self, drawables: SceneDrawables) -> moderngl.VertexArray | None:
+        """The scene's floor, walls and ceiling uploaded, to be drawn in every view of it."""
+        return self._vertex_array(BOX, self.ctx.buffer(drawables.structure.tobytes()))
+
     # --- per scene and per state ---------------------------------------------------------------------
 
-    def _scene(self, scene: Scene) -> tuple[SceneDrawables, moderngl.VertexArray]:
+    def _scene(self, scene: Scene) -> tuple[SceneDrawables, moderngl.VertexArray | None]:
         """The scene's drawables and its uploaded floor, walls and ceiling (a few scenes are kept)."""
         entry = self._scenes.get(id(scene))
         if entry is None or entry[0] is not scene:
             drawables = scene_drawables(scene, self.catalog)
-            structure = self.ctx.buffer(drawables.structure.tobytes())
-            entry = (scene, drawables, self._vertex_array(BOX, structure))
+            entry = (scene, drawables, self._structure(drawables))
             self._scenes[id(scene)] = entry
             if len(self._scenes) > self.scenes_kept:
                 _, (_, _, old) = self._scenes.popitem(last=False)
-                old.release()
+                if old is not None:
+                    old.release()
         self._scenes.move_to_end(id(scene))
         return entry[1], entry[2]
 
@@ -271,17 +276,22 @@ class Renderer:
         for program in self.programs.values():
             program["view_projection"].write(view_projection)
         self.programs[True]["eye"].value = eye
+        self._draw_shapes(structure if only is None else None, len(drawables.structure))
+        return drawn
+
+    def _draw_shapes(self, structure: moderngl.VertexArray | None, structure_count: int) -> None:
+        """The uploaded instances drawn in the order that decides a view's pixels (ties in depth go to what is
+        drawn first): closed shapes, the floor, walls and ceiling (`structure`; None: not drawn), open shapes."""
         self.ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         for shape in SHAPES:
             if self.counts[shape] and shape not in OPEN_SHAPES:
                 self.vaos[shape].render(moderngl.TRIANGLES, instances=self.counts[shape])
-        if only is None:
-            structure.render(moderngl.TRIANGLES, instances=len(drawables.structure))
+        if structure is not None and structure_count:
+            structure.render(moderngl.TRIANGLES, instances=structure_count)
         self.ctx.disable(moderngl.CULL_FACE)  # open shapes show their inside through the opening
         for shape in OPEN_SHAPES:
             if self.counts[shape]:
                 self.vaos[shape].render(moderngl.TRIANGLES, instances=self.counts[shape])
-        return drawn
 
     def _read(self, fbo: moderngl.Framebuffer, object_ids: tuple[str, ...]) -> Frame:
         w, h = self.camera.width, self.camera.height

@@ -72,8 +72,22 @@ def fragment_shader(open_shapes: bool, images: Sequence[str]) -> str:
     return source.replace("#version 330", "#version 330\n#define OPEN_SHAPES") if open_shapes else source
 
 
-# The same vertex shader drawing into layer `layer` of a layered framebuffer (`render.batch`): many views
-# in one pass, each computed exactly as alone (gl_Layer only picks where the triangle goes).
-LAYERED_VERTEX_SHADER = VERTEX_SHADER.replace(
-    "#version 330\n", "#version 330\n#extension GL_ARB_shader_viewport_layer_array : require\nuniform int layer;\n"
-).replace("void main() {\n", "void main() {\n    gl_Layer = layer;\n", 1)
+# The same vertex shader drawing many views at once (`render.batch`): each instance row carries its view, whose
+# camera (the view-projection's four columns, then the eye) is a row of the texture `views`, and its view's layer
+# of a layered framebuffer. What is computed per vertex is unchanged: gl_Layer only picks where it goes.
+BATCH_VERTEX_SHADER = (
+    VERTEX_SHADER.replace("#version 330\n", "#version 330\n#extension GL_ARB_shader_viewport_layer_array : require\n")
+    .replace("uniform mat4 view_projection;\n", "uniform sampler2D views;\nin float i_view;\n")
+    .replace("uniform vec3 eye;\n", "")
+    .replace(
+        "void main() {\n",
+        """void main() {
+    int view = int(i_view);
+    mat4 view_projection = mat4(texelFetch(views, ivec2(0, view), 0), texelFetch(views, ivec2(1, view), 0),
+                                texelFetch(views, ivec2(2, view), 0), texelFetch(views, ivec2(3, view), 0));
+    vec3 eye = texelFetch(views, ivec2(4, view), 0).xyz;
+    gl_Layer = view;
+""",
+        1,
+    )
+)
