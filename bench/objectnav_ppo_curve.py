@@ -8,6 +8,8 @@ Each checkpoint plays the split's first --count episodes once each (env i plays 
 from the policy with a generator seeded by --seed); the point at 0 frames is the untrained policy (near a
 uniform random choice of actions). Intervals: 95% bootstrap over the episodes. Staged checkpoints come from
 resuming one run with growing --max-steps (`homesim train` resumes to the very same weights).
+With --json the points are written as each is measured and kept: run again with more checkpoints and only the
+new ones are played (a file of other settings is refused).
 """
 
 from __future__ import annotations
@@ -93,34 +95,49 @@ def main() -> None:
     parser.add_argument("--plot", type=Path, default=Path("ppo-curve.png"))
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
+    settings = {"episodes": str(args.episodes.resolve()), "split": args.split, "count": args.count, "seed": args.seed}
+    kept = {}
+    if args.json and args.json.exists():
+        before = json.loads(args.json.read_text())
+        if not isinstance(before, dict) or before.get("settings") != settings:
+            raise SystemExit(f"{args.json}: points of other settings (or another format): give another --json")
+        kept = {p["frames"]: p for p in before["points"]}
     episodes, scenes = objectnav_episodes(args.episodes, None, args.split)
     count = min(args.count, len(episodes))
     envs = ObjectNavVectorEnv(count, episodes, scenes, pixels=PIXELS, embodiment=training_embodiment())
     torch.manual_seed(0)
     untrained = (0, PolicyNet(load_checkpoint(args.checkpoints[0])["describe"]["ppo"]["hidden"]))
-    rng, points = np.random.default_rng(0), []
+    points = []
     for source in (untrained, *args.checkpoints):
         if isinstance(source, tuple):
             frames, net = source
         else:
             checkpoint = load_checkpoint(source)
-            settings = PPOSettings(**checkpoint["describe"]["ppo"])
-            frames = checkpoint["step"] * settings.rollout * checkpoint["config"]["batch_size"]
-            net = PolicyNet(settings.hidden)
+            ppo = PPOSettings(**checkpoint["describe"]["ppo"])
+            frames = checkpoint["step"] * ppo.rollout * checkpoint["config"]["batch_size"]
+            net = PolicyNet(ppo.hidden)
             net.load_state_dict(checkpoint["model"])
-        net.eval()
-        found = play(net, envs, args.seed)
-        point = {"frames": frames} | {m: interval(found[m], rng) for m in MEASURES}
+        if frames in kept:
+            point = kept[frames]
+        else:
+            net.eval()
+            found = play(net, envs, args.seed)
+            rng = np.random.default_rng(frames)  # each point's intervals its own, whatever was measured before it
+            point = {"frames": frames, "load": os.getloadavg()[0]} | {m: interval(found[m], rng) for m in MEASURES}
+            kept[frames] = point
+            if args.json:
+                args.json.write_text(
+                    json.dumps(
+                        {"settings": settings, "points": sorted(kept.values(), key=lambda p: p["frames"])}, indent=1
+                    )
+                )
         points.append(point)
         print(
             f"{frames:>10,} frames: success {100 * point['success'][0]:5.1f}% "
             f"[{100 * point['success'][1]:.1f}, {100 * point['success'][2]:.1f}], SPL {100 * point['spl'][0]:5.1f}%"
-            f", SoftSPL {100 * point['soft_spl'][0]:5.1f}% ({count} {args.split} episodes; load"
-            f" {os.getloadavg()[0]:.1f})"
+            f", SoftSPL {100 * point['soft_spl'][0]:5.1f}% ({count} {args.split} episodes; load {point['load']:.1f})"
         )
     plot(points, args.plot)
-    if args.json:
-        args.json.write_text(json.dumps(points, indent=1))
 
 
 if __name__ == "__main__":

@@ -182,3 +182,30 @@ def test_an_exported_checkpoint_names_its_dataset_by_digest(data, tmp_path, regi
     (source,) = card["data"]
     assert source["split"] == "train" and source["episodes"] == len(ids) == 6
     assert source["episode_list_sha256"] == list_digest(ids) and source["sha256"] == source_digest(data)
+
+
+def test_the_curve_bench_keeps_its_points_and_refuses_other_settings(data, tmp_path):
+    """bench/objectnav_ppo_curve.py --json: a point measured before is read back, not played again; a file of
+    other settings is a one-line refusal."""
+    out = tmp_path / "ppo.pt"
+    _train(data, out, max_steps=1)
+    bench = Path(__file__).parents[1] / "bench" / "objectnav_ppo_curve.py"
+    curve = tmp_path / "curve.json"
+
+    def run(*extra):
+        command = [sys.executable, str(bench), "--episodes", str(data), str(out), "--json", str(curve)]
+        return subprocess.run([*command, "--plot", str(tmp_path / "c.png"), *extra], capture_output=True, text=True)
+
+    first = run("--count", "2")
+    assert first.returncode == 0, first.stderr
+    points = json.loads(curve.read_text())["points"]
+    assert [p["frames"] for p in points] == [0, 8 * 3]
+    written = json.loads(curve.read_text())
+    written["points"][1]["success"] = [0.5, 0.25, 0.75]  # a mark that no play of 2 episodes gives
+    curve.write_text(json.dumps(written))
+    again = run("--count", "2")
+    assert again.returncode == 0, again.stderr
+    assert "success  50.0% [25.0, 75.0]" in again.stdout
+    other = run("--count", "3")
+    assert other.returncode != 0 and "points of other settings" in other.stderr
+    assert json.loads(curve.read_text()) == written
