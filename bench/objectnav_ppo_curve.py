@@ -64,7 +64,7 @@ def plot(points: list[dict], path: Path) -> None:
     image = Image.new("RGB", (width, height), "white")
     draw = ImageDraw.Draw(image)
     frames = max(p["frames"] for p in points) or 1
-    top = max(10.0, max(100 * p[m][2] for p in points for m in ("success", "spl")) * 1.2)
+    top = min(100.0, max(10.0, max(100 * p[m][2] for p in points for m in ("success", "spl")) * 1.2))
 
     def xy(f: float, v: float) -> tuple[float, float]:
         return margin + (width - 2 * margin) * f / frames, height - margin - (height - 2 * margin) * v / top
