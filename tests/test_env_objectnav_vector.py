@@ -242,7 +242,7 @@ def test_the_inputs_kept_per_pose_and_position_are_those_computed_afresh(two_hou
 
 
 def test_the_collector_is_paused_only_while_ends_are_judged(two_houses, monkeypatch):
-    """The ends of a step are judged with Python's cyclic collector off (`vector.collector_paused`), and it is
+    """The ends of a step are judged with Python's cyclic collector off (`parallel.collector_paused`), and it is
     left as it was found: on when it was on, off when it was off."""
     import gc
 

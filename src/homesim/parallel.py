@@ -245,10 +245,10 @@ def _on_ray(setup: Callable, shared: tuple, work: Callable, chunks: Sequence, wo
 
 
 @contextmanager
-def _collector_paused():
-    """Python's cycle collector paused while the shared data is pickled or unpickled: the objects made meanwhile
-    set off collections that walk every object the process holds (ALFRED's valid_seen unpickled in 0.11-0.24 s
-    with it, in 0.05 s without; the later the collection, the more objects)."""
+def collector_paused():
+    """Python's cycle collector paused for a burst of many small objects that live on (and make no cycle), then
+    left as it was found: each collection they set off walks every object the process holds (ALFRED's valid_seen
+    unpickled in 0.11-0.24 s with it, in 0.05 s without; the later the collection, the more objects)."""
     paused = gc.isenabled()
     gc.disable()
     try:
@@ -266,7 +266,7 @@ def _ray_task(run: str, setup: Callable, shared: list, work: Callable, chunk: ob
         import ray
 
         _state, _state_of = None, None  # the last run's state goes first; a setup that raises leaves none
-        with _collector_paused():
+        with collector_paused():
             shared_data = pickle.loads(ray.get(shared[0]))
         _state, _state_of = setup(*shared_data), run
     return work(_state, chunk)
@@ -291,7 +291,7 @@ def _schedule(setup: Callable, shared: tuple, work: Callable, chunks: Sequence, 
     task = ray.remote(_ray_task).options(
         num_cpus=1, max_retries=0, scheduling_strategy=PlacementGroupSchedulingStrategy(group)
     )
-    with _collector_paused():
+    with collector_paused():
         run, shared_ref = uuid.uuid4().hex, [ray.put(_pickled(shared))]  # once, for every worker
     pending = list(range(len(chunks)))[::-1]  # popped from the end: in order
     tries = [0] * len(chunks)

@@ -20,7 +20,6 @@ the run: its remaining episodes end at once and count as failures, and the submi
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 import secrets
 import tempfile
@@ -42,6 +41,7 @@ from homesim.agents.remote import PREFIX, RUNS, Ask, Exchange
 from homesim.evaluation.evaluate import EvaluationConfig, evaluate
 from homesim.evaluation.records import EpisodeRecord
 from homesim.evaluation.suites import suite_named
+from homesim.parallel import collector_paused
 from homesim.server.challenges import ChallengeError, challenge_episodes, phase_open, token_hash
 from homesim.server.link import Link
 from homesim.server.models import Challenge, Phase, Submission, Team, now
@@ -214,13 +214,8 @@ class Run:
         if self.hub is None or self.hub.dead or self.parked is not parked:
             return
         self.parked, self.resumed = None, time.perf_counter()
-        collecting = gc.isenabled()
-        gc.disable()  # a turn's young objects live on (the batch's steps): collecting them now and then is wasted
-        try:
+        with collector_paused():  # a turn's young objects live on (the batch's steps): collecting them is wasted
             scored = self.hub.switch()
-        finally:
-            if collecting:
-                gc.enable()
         if self.hub.dead:
             self.loop.run_in_executor(None, self._store, scored)
 

@@ -35,8 +35,6 @@ are not batched: use `vectorization_mode="sync"` for them.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import math
 from collections.abc import Sequence
 
@@ -65,6 +63,7 @@ from homesim.envs.objectnav.env import (
     sensors,
 )
 from homesim.envs.objectnav.episodes import ObjectNavEpisodes
+from homesim.parallel import collector_paused
 from homesim.tasks.objectnav import embodied_scene, goal_distance
 from homesim.tasks.objectnav_criteria import criteria_inputs_many
 from homesim.world.objectnav.navgrid import (
@@ -100,21 +99,6 @@ STATE = (
 )  # fmt: skip
 # compass by (yaw - start yaw + 180) % 360, as the single env computes it
 COMPASS = np.array([math.radians(t - 180 if t else 180) for t in range(360)], dtype=np.float32)
-
-
-@contextlib.contextmanager
-def collector_paused():
-    """Python's cyclic garbage collector off while the ends of a step are judged: their verdicts are many small
-    lists and dicts (a record's positions, a thousand ends a step), which would start the collector dozens of
-    times a step, each pass over every object the process tracks (the kept criteria inputs among them), for
-    no cycle; it runs again after."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 class ObjectNavVectorEnv(VectorEnv):
@@ -283,7 +267,7 @@ class ObjectNavVectorEnv(VectorEnv):
         info = self._info(np.where(live, act, NO_ACTION + 1), valid & ~collided & allowed, message)
         for i in np.flatnonzero(live & ~valid).tolist():
             info["last_action_message"][i] = ObjectNavEnv._read(a[i])[1]
-        with collector_paused():
+        with collector_paused():  # the verdicts' many small lists and dicts, a thousand ends a step
             verdicts = self._verdicts(np.flatnonzero(stopped | truncated).tolist(), stopped)
             if verdicts:
                 self._add_verdicts(info, verdicts)
